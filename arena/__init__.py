@@ -1,0 +1,1 @@
+"""Schmier Arena: referee, bot SDK and tournaments for the card game Schmier."""
