@@ -1,0 +1,645 @@
+"""The game of Schmier as a state machine: deal, bid, trump, discards, tricks, scoring, end.
+
+``Game.apply`` is the one door through which a game changes (as ``Board.push`` is in
+python-chess): it either advances the game or raises ``IllegalActionError`` (citing the
+rule) or ``MalformedActionError``. ``Game.legal`` says what the seat to act may do.
+Randomness enters only through the seed (R1.3, R3.1a), so a game is fully determined by
+its seed and the actions taken.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Final
+
+from arena.engine.actions import (
+    BIDS,
+    MAX_BID,
+    MIN_BID,
+    PASS,
+    PLAYS,
+    TRUMPS,
+    Action,
+    Bid,
+    DecisionKind,
+    Discard,
+    NameTrump,
+    Pass,
+    Play,
+)
+from arena.engine.cards import (
+    ACE,
+    CARDS,
+    DECK_SIZE,
+    EFFECTIVE_SUITS,
+    FOLLOW_MASKS,
+    JOKER,
+    POWER,
+    PROTECTED_TRUMP_MASKS,
+    TRUMP_MASKS,
+    TWO,
+    Card,
+    CardSet,
+    Suit,
+    card_of,
+    cards_of_mask,
+    game_value,
+    indices_of_mask,
+    left_bauer,
+    right_bauer,
+)
+from arena.engine.errors import IllegalActionError, MalformedActionError
+from arena.engine.events import (
+    BidMade,
+    CardPlayed,
+    DealScored,
+    DealStarted,
+    DealThrownIn,
+    Event,
+    Exchanged,
+    GameEnded,
+    HandDealt,
+    OwnExchange,
+    TrickWon,
+    TrumpNamed,
+)
+
+SEATS: Final = 6  # R1.1
+TEAMS: Final = 3  # R1.2
+HAND_SIZE: Final = 6  # R3.1
+STOCK_SIZE: Final = 17  # R3.1
+TRICKS: Final = 6  # R7.4
+TARGET_SCORE: Final = 21  # R9.1
+DEFAULT_DRAW_LIMIT: Final = 200  # R9.4
+MAX_NON_DEALER_DISCARD: Final = 3  # R5.2
+POINT_CATEGORIES: Final = ("high", "low", "right", "left", "joker", "game")  # R6.1
+
+
+def team_of(seat: int) -> int:
+    """R1.2: team t holds seats t and t+3."""
+    return seat % TEAMS
+
+
+def left_of(seat: int) -> int:
+    """R1.1: play moves to seat s+1 mod 6."""
+    return (seat + 1) % SEATS
+
+
+class Phase(Enum):
+    BIDDING = "bidding"  # R4
+    TRUMP = "trump"  # R5.1
+    DISCARD = "discard"  # R5.2-R5.4
+    PLAY = "play"  # R7
+    OVER = "over"  # R9
+
+
+_PHASE_KIND: Final = {
+    Phase.BIDDING: DecisionKind.BID,
+    Phase.TRUMP: DecisionKind.TRUMP,
+    Phase.DISCARD: DecisionKind.DISCARD,
+    Phase.PLAY: DecisionKind.PLAY,
+}
+
+_PHASE_RULE: Final = {
+    Phase.BIDDING: "R4.2",
+    Phase.TRUMP: "R5.1",
+    Phase.DISCARD: "R5.2",
+    Phase.PLAY: "R7.2",
+    Phase.OVER: "R9",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardRule:
+    """The legal discards for one seat, described rather than listed (R5.2-R5.4).
+
+    A discard D is legal exactly when ``must ⊆ D ⊆ may`` and
+    ``min_count <= |D| <= max_count``; every such D is legal, so a bot can build one
+    without trial and error (``example`` shows how).
+    """
+
+    seat: int
+    hand: CardSet
+    may: CardSet
+    must: CardSet
+    min_count: int
+    max_count: int
+    dealer: bool
+    rule: str
+
+    @property
+    def must_keep(self) -> CardSet:
+        return self.hand - self.may
+
+    def check(self, cards: CardSet) -> None:
+        """Raise ``IllegalActionError`` unless ``cards`` is a legal discard."""
+        if not cards.issubset(self.hand):
+            raise IllegalActionError("R5.2", f"seat {self.seat} does not hold {cards - self.hand}")
+        if not cards.issubset(self.may):
+            kept = cards - self.may
+            if self.dealer:
+                raise IllegalActionError(
+                    "R5.4", f"the dealer may not discard {kept}: it must keep {self.must_keep}"
+                )
+            raise IllegalActionError("R5.2", f"may not discard a trump: {kept}")
+        if not self.must.issubset(cards):
+            raise IllegalActionError(
+                "R5.4",
+                f"holding more than 6 trumps, the dealer must discard every non-trump "
+                f"({self.must - cards} kept)",
+            )
+        count = len(cards)
+        if not self.min_count <= count <= self.max_count:
+            if self.dealer:
+                raise IllegalActionError(
+                    "R5.3", f"the dealer must discard exactly {self.min_count} cards, not {count}"
+                )
+            raise IllegalActionError("R5.2", f"discard 0 to 3 cards, not {count}")
+
+    def is_legal(self, cards: CardSet) -> bool:
+        try:
+            self.check(cards)
+        except IllegalActionError:
+            return False
+        return True
+
+    def example(self) -> CardSet:
+        """The smallest legal discard: ``must`` plus the first cards of ``may``."""
+        mask = self.must.mask
+        spare = self.may.mask & ~mask
+        for card in cards_of_mask(spare)[: max(0, self.min_count - len(self.must))]:
+            mask |= card.bit
+        return CardSet(mask)
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    leader: int
+    cards: tuple[Card, ...]  # in the order played, from the leader
+    winner: int
+
+    def seat_of(self, position: int) -> int:
+        return (self.leader + position) % SEATS
+
+
+@dataclass(slots=True)
+class DealLog:
+    """Everything that happened in one deal; the game record is built from these."""
+
+    number: int
+    dealer: int
+    hands: list[int]  # the six hands dealt, as masks (R3.1)
+    stock: list[int]  # card indices, top first
+    bids: list[tuple[int, int]] = field(default_factory=list)  # (seat, amount; 0 = pass)
+    thrown_in: bool = False
+    bidder: int | None = None
+    contract: int = 0
+    trump: Suit | None = None
+    exchanges: list[tuple[int, int, list[int]]] = field(default_factory=list)
+    dealer_pickup: list[int] = field(default_factory=list)
+    dealer_discard: int = 0
+    tricks: list[Trick] = field(default_factory=list)
+    categories: dict[str, int | None] = field(default_factory=dict)
+    game_totals: tuple[int, int, int] = (0, 0, 0)
+    points: tuple[int, int, int] = (0, 0, 0)
+    scores_after: tuple[int, int, int] = (0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the winning team, or None for a draw at the deal limit (R9.4)."""
+
+    winner: int | None
+    scores: tuple[int, int, int]
+    deals: int
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+
+def deal_cards(seed: int, deal_number: int) -> tuple[list[int], list[int]]:
+    """R3.1, R3.1a: the six hands and the stock of deal ``deal_number`` of game ``seed``.
+
+    Depends on the seed and the deal number only, and hands go to absolute seats (seat s
+    gets cards 6s‥6s+5 of the shuffled deck), so the same seed gives the same cards to
+    the same seats whoever sits there: the basis of duplicate play.
+    """
+    deck = list(range(DECK_SIZE))
+    random.Random(f"schmier:{seed}:deal:{deal_number}").shuffle(deck)
+    hands = []
+    for seat in range(SEATS):
+        mask = 0
+        for index in deck[HAND_SIZE * seat : HAND_SIZE * (seat + 1)]:
+            mask |= 1 << index
+        hands.append(mask)
+    return hands, deck[HAND_SIZE * SEATS :]
+
+
+def first_dealer(seed: int) -> int:
+    """R1.3: the first dealer, drawn from the game's seed."""
+    return random.Random(f"schmier:{seed}:first-dealer").randrange(SEATS)
+
+
+class Game:
+    """One game of Schmier, from the first deal to its outcome.
+
+    >>> game = Game(seed=7)
+    >>> game.phase, game.to_act == left_of(game.dealer)
+    (<Phase.BIDDING: 'bidding'>, True)
+    """
+
+    def __init__(self, seed: int, *, draw_limit: int = DEFAULT_DRAW_LIMIT) -> None:
+        if draw_limit < 1:
+            raise ValueError("R9.4: the deal limit must be at least 1")
+        self.seed = seed
+        self.draw_limit = draw_limit
+        self.first_dealer = first_dealer(seed)
+        self.dealer = self.first_dealer
+        self.scores = [0, 0, 0]
+        self.deals: list[DealLog] = []
+        self.events: list[Event] = []
+        self.outcome: Outcome | None = None
+        self.decisions = 0
+        # Per-deal state, set by _start_deal.
+        self.phase = Phase.BIDDING
+        self.to_act = 0
+        self.hands: list[int] = []
+        self.stock: list[int] = []
+        self.high_bid = 0
+        self.bidder: int | None = None
+        self.trump: Suit | None = None
+        self._exchanges_left = 0
+        self._trick_leader = 0
+        self._trick: list[int] = []  # card indices in play order
+        self._led_suit = 0  # R7.2: the effective suit of the card led
+        self._follow_masks: tuple[int, ...] = ()
+        self._effective_suits: tuple[int, ...] = ()
+        self._won = [0, 0, 0]  # masks of cards in tricks won, per team
+        self._ace_seat = -1
+        self._two_seat = -1
+        self._start_deal()
+
+    # --- questions ----------------------------------------------------------------
+
+    @property
+    def deal(self) -> DealLog:
+        """The current (or last) deal."""
+        return self.deals[-1]
+
+    @property
+    def deal_number(self) -> int:
+        return len(self.deals)
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def decision_kind(self) -> DecisionKind | None:
+        return _PHASE_KIND.get(self.phase)
+
+    def hand(self, seat: int) -> CardSet:
+        return CardSet(self.hands[seat])
+
+    def legal(self) -> list[Action] | DiscardRule:
+        """What the seat to act may do: a list, or for discards a ``DiscardRule``."""
+        phase = self.phase
+        if phase is Phase.PLAY:
+            return [PLAYS[i] for i in indices_of_mask(self.legal_play_mask())]
+        if phase is Phase.BIDDING:
+            return [PASS, *(BIDS[n] for n in range(max(MIN_BID, self.high_bid + 1), MAX_BID + 1))]
+        if phase is Phase.TRUMP:
+            return list(TRUMPS)
+        if phase is Phase.DISCARD:
+            return self.discard_rule()
+        return []
+
+    def legal_play_mask(self) -> int:
+        """R7.2: the cards the seat to act may play, as a mask."""
+        hand = self.hands[self.to_act]
+        if not self._trick:
+            return hand
+        follow = hand & self._follow_masks[self._led_suit]
+        return follow or hand
+
+    def discard_rule(self) -> DiscardRule:
+        """R5.2 for a non-dealer; R5.3-R5.4 for the dealer (after the pick-up)."""
+        if self.phase is not Phase.DISCARD:
+            raise IllegalActionError(_PHASE_RULE[self.phase], "nobody is discarding now")
+        assert self.trump is not None
+        seat = self.to_act
+        hand = self.hands[seat]
+        trumps = hand & TRUMP_MASKS[self.trump]
+        non_trumps = hand & ~trumps
+        if seat != self.dealer:
+            # R5.2: 0 to 3 cards, never a trump.
+            return DiscardRule(
+                seat,
+                CardSet(hand),
+                CardSet(non_trumps),
+                CardSet(0),
+                0,
+                min(MAX_NON_DEALER_DISCARD, non_trumps.bit_count()),
+                False,
+                "R5.2",
+            )
+        excess = hand.bit_count() - HAND_SIZE
+        if trumps.bit_count() <= HAND_SIZE:
+            # R5.4: with at most 6 trumps, every trump is kept.
+            return DiscardRule(
+                seat, CardSet(hand), CardSet(non_trumps), CardSet(0), excess, excess, True, "R5.4"
+            )
+        # R5.4: keep six trumps (so every non-trump goes), never the protected five.
+        may = non_trumps | (trumps & ~PROTECTED_TRUMP_MASKS[self.trump])
+        return DiscardRule(
+            seat, CardSet(hand), CardSet(may), CardSet(non_trumps), excess, excess, True, "R5.4"
+        )
+
+    def events_for(self, seat: int, start: int = 0) -> list[Event]:
+        """R10: the events from index ``start`` on that ``seat`` may be told, in order."""
+        return [e for e in self.events[start:] if e.audience is None or e.audience == seat]
+
+    # --- the one door -----------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Advance the game by the action of the seat to act, or raise without change."""
+        phase = self.phase
+        kind = type(action)
+        if phase is Phase.PLAY and kind is Play:
+            self._play(action.card)  # type: ignore[union-attr]
+        elif phase is Phase.BIDDING and (kind is Bid or kind is Pass):
+            self._bid(0 if kind is Pass else action.amount)  # type: ignore[union-attr]
+        elif phase is Phase.DISCARD and kind is Discard:
+            self._discard(action.cards)  # type: ignore[union-attr]
+        elif phase is Phase.TRUMP and kind is NameTrump:
+            self._name_trump(action.suit)  # type: ignore[union-attr]
+        elif kind not in (Pass, Bid, NameTrump, Discard, Play):
+            raise MalformedActionError(f"not an action: {action!r}")
+        elif phase is Phase.OVER:
+            raise IllegalActionError("R9", f"the game is over; {action} is too late")
+        else:
+            expected = _PHASE_KIND[phase].value
+            raise IllegalActionError(
+                _PHASE_RULE[phase],
+                f"seat {self.to_act} must make a {expected} decision now, not {action}",
+            )
+        self.decisions += 1
+
+    # --- the phases -------------------------------------------------------------------
+
+    def _start_deal(self) -> None:
+        number = len(self.deals) + 1
+        hands, stock = deal_cards(self.seed, number)
+        self.deals.append(DealLog(number, self.dealer, list(hands), list(stock)))
+        self.hands = hands
+        self.stock = stock
+        self.phase = Phase.BIDDING
+        self.to_act = left_of(self.dealer)  # R4.1
+        self.high_bid = 0
+        self.bidder = None
+        self.trump = None
+        self._won = [0, 0, 0]
+        self._trick = []
+        self.events.append(DealStarted(number, self.dealer))
+        for seat in range(SEATS):
+            self.events.append(HandDealt(seat, CardSet(hands[seat])))
+
+    def _bid(self, amount: int) -> None:
+        seat = self.to_act
+        if amount and amount <= self.high_bid:
+            raise IllegalActionError(
+                "R4.2", f"a bid must be higher than {self.high_bid}; {amount} is not"
+            )
+        self.deal.bids.append((seat, amount))
+        self.events.append(BidMade(seat, amount))
+        if amount:
+            self.high_bid, self.bidder = amount, seat
+        if amount == MAX_BID:  # R4.3
+            self._start_trump()
+        elif seat == self.dealer:  # R4.4
+            if self.bidder is None:
+                self._throw_in()
+            else:
+                self._start_trump()
+        else:
+            self.to_act = left_of(seat)
+
+    def _throw_in(self) -> None:
+        """R4.5: nothing is scored and the same dealer deals the next deal number."""
+        self.deal.thrown_in = True
+        self.events.append(DealThrownIn(self.deal_number))
+        if self.deal_number >= self.draw_limit:
+            self._end(None)
+        else:
+            self._start_deal()
+
+    def _start_trump(self) -> None:
+        assert self.bidder is not None
+        self.deal.bidder, self.deal.contract = self.bidder, self.high_bid
+        self.phase = Phase.TRUMP
+        self.to_act = self.bidder  # R5.1
+
+    def _name_trump(self, suit: Suit) -> None:
+        assert self.bidder is not None
+        if not isinstance(suit, Suit):
+            raise MalformedActionError(f"not a suit: {suit!r}")
+        self.trump = self.deal.trump = suit
+        self.events.append(TrumpNamed(self.bidder, suit, self.high_bid))
+        self.phase = Phase.DISCARD
+        self.to_act = left_of(self.dealer)  # R5.2
+
+    def _discard(self, cards: CardSet) -> None:
+        if not isinstance(cards, CardSet):
+            raise MalformedActionError(f"a discard is a set of cards, not {cards!r}")
+        rule = self.discard_rule()
+        rule.check(cards)
+        seat = self.to_act
+        count = len(cards)
+        if seat != self.dealer:
+            received = self.stock[:count]  # R5.2: at once, from the top of the stock
+            del self.stock[:count]
+            got = 0
+            for index in received:
+                got |= 1 << index
+            self.hands[seat] = (self.hands[seat] & ~cards.mask) | got
+            self.deal.exchanges.append((seat, cards.mask, received))
+            self.events.append(Exchanged(seat, count, count))
+            self.events.append(OwnExchange(seat, cards, CardSet(got)))
+            self.to_act = left_of(seat)
+            if self.to_act == self.dealer:
+                self._dealer_picks_up()
+            return
+        self.hands[seat] &= ~cards.mask
+        self.deal.dealer_discard = cards.mask
+        picked = self.deal.dealer_pickup
+        self.events.append(Exchanged(seat, count, len(picked)))
+        self.events.append(OwnExchange(seat, cards, CardSet.of(CARDS[i] for i in picked)))
+        self._start_play()
+
+    def _dealer_picks_up(self) -> None:
+        """R5.3: the dealer takes the whole stock into hand before discarding."""
+        for index in self.stock:
+            self.hands[self.dealer] |= 1 << index
+        self.deal.dealer_pickup = self.stock
+        self.stock = []
+
+    def _start_play(self) -> None:
+        assert self.trump is not None and self.bidder is not None
+        self.phase = Phase.PLAY
+        self.to_act = self._trick_leader = self.bidder  # R7.1
+        self._trick = []
+        self._follow_masks = FOLLOW_MASKS[self.trump]
+        self._effective_suits = EFFECTIVE_SUITS[self.trump]
+        ace, two = card_of(self.trump, ACE).bit, card_of(self.trump, TWO).bit
+        for seat in range(SEATS):
+            if self.hands[seat] & ace:
+                self._ace_seat = seat
+            if self.hands[seat] & two:
+                self._two_seat = seat
+
+    def _play(self, card: Card) -> None:
+        seat = self.to_act
+        index = card.index
+        bit = 1 << index
+        hand = self.hands[seat]
+        if not hand & bit:
+            raise IllegalActionError("R7.2", f"seat {seat} does not hold {card}")
+        trick = self._trick
+        if trick:
+            follow = hand & self._follow_masks[self._led_suit]
+            if follow and not follow & bit:
+                self._refuse_revoke(follow)
+        else:
+            self._led_suit = self._effective_suits[index]  # R7.2, R2.4
+        self.hands[seat] = hand & ~bit
+        trick.append(index)
+        self.events.append(CardPlayed(seat, card))
+        if len(trick) < SEATS:
+            self.to_act = (seat + 1) % SEATS
+        else:
+            self._finish_trick()
+
+    def _refuse_revoke(self, follow: int) -> None:
+        led = Suit(self._led_suit)
+        what = "trump" if led == self.trump else led.noun
+        raise IllegalActionError("R7.2", f"must follow {what} (holding {CardSet(follow)})")
+
+    def _finish_trick(self) -> None:
+        """R7.3: the highest trump wins, else the highest card of the suit led."""
+        assert self.trump is not None
+        power = POWER[self.trump]
+        trump_mask = TRUMP_MASKS[self.trump]
+        led_mask = FOLLOW_MASKS[self.trump][self._led_suit]
+        best, best_pos = -1, 0
+        for position, index in enumerate(self._trick):
+            bit = 1 << index
+            if bit & trump_mask:
+                strength = power[index] + 1000
+            elif bit & led_mask:
+                strength = power[index]
+            else:
+                continue
+            if strength > best:
+                best, best_pos = strength, position
+        winner = (self._trick_leader + best_pos) % SEATS
+        cards = tuple(CARDS[i] for i in self._trick)
+        deal = self.deal
+        deal.tricks.append(Trick(self._trick_leader, cards, winner))
+        mask = 0
+        for index in self._trick:
+            mask |= 1 << index
+        self._won[team_of(winner)] |= mask
+        self.events.append(TrickWon(len(deal.tricks), winner))
+        self._trick = []
+        self._trick_leader = self.to_act = winner
+        if len(deal.tricks) == TRICKS:
+            self._score_deal()
+
+    def _score_deal(self) -> None:
+        """R6 points, R8 scoring, then R9's end-of-game test."""
+        assert self.trump is not None and self.bidder is not None
+        deal = self.deal
+        trump = self.trump
+        won = self._won
+
+        def capturer(card: Card) -> int:
+            return next(t for t in range(TEAMS) if won[t] & card.bit)
+
+        totals = (game_value(won[0]), game_value(won[1]), game_value(won[2]))
+        best = max(totals)
+        game_team = totals.index(best) if totals.count(best) == 1 else None  # R6.2
+        categories: dict[str, int | None] = {
+            "high": team_of(self._ace_seat),  # R6.1 (R5.5: always in a hand)
+            "low": team_of(self._two_seat),
+            "right": capturer(right_bauer(trump)),
+            "left": capturer(left_bauer(trump)),
+            "joker": capturer(JOKER),
+            "game": game_team,
+        }
+        points = [0, 0, 0]
+        for team in categories.values():
+            if team is not None:
+                points[team] += 1
+        bidding_team = team_of(self.bidder)
+        for team in range(TEAMS):
+            if team == bidding_team and points[team] < self.high_bid:
+                self.scores[team] -= self.high_bid  # R8.1: set back by the contract
+            else:
+                self.scores[team] += points[team]  # R8.1-R8.2
+        deal.categories = categories
+        deal.game_totals = totals
+        deal.points = (points[0], points[1], points[2])
+        deal.scores_after = (self.scores[0], self.scores[1], self.scores[2])
+        self.events.append(
+            DealScored(
+                deal.number,
+                self.bidder,
+                self.high_bid,
+                tuple(categories.items()),
+                totals,
+                deal.points,
+                deal.scores_after,
+            )
+        )
+        winner = self._winner_after_deal(bidding_team)
+        if winner is not None:
+            self._end(winner)
+        elif self.deal_number >= self.draw_limit:
+            self._end(None)  # R9.4
+        else:
+            self.dealer = left_of(self.dealer)  # R1.3
+            self._start_deal()
+
+    def _winner_after_deal(self, bidding_team: int) -> int | None:
+        """R9.1-R9.3: who, if anyone, has won after this deal."""
+        scores = self.scores
+        over = [t for t in range(TEAMS) if scores[t] >= TARGET_SCORE]
+        if not over:
+            return None
+        top = max(scores[t] for t in over)
+        leaders = [t for t in over if scores[t] == top]
+        if len(leaders) == 1:
+            return leaders[0]  # R9.1-R9.2
+        if bidding_team in leaders:
+            return bidding_team  # R9.2
+        return None  # R9.3: play goes on
+
+    def _end(self, winner: int | None) -> None:
+        self.phase = Phase.OVER
+        scores = (self.scores[0], self.scores[1], self.scores[2])
+        self.outcome = Outcome(winner, scores, self.deal_number)
+        self.events.append(GameEnded(winner, scores, self.deal_number))
+
+    # --- for tests and tools ----------------------------------------------------------
+
+    @property
+    def current_trick(self) -> tuple[int, tuple[Card, ...]]:
+        """The leader and the cards played so far to the trick in progress."""
+        return self._trick_leader, tuple(CARDS[i] for i in self._trick)
+
+    @property
+    def won_masks(self) -> tuple[int, int, int]:
+        return (self._won[0], self._won[1], self._won[2])

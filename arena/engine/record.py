@@ -1,0 +1,168 @@
+"""Game records: a complete, JSON-serialisable account of a game, and ``replay`` to check one.
+
+The format is public and documented in ``docs/GAME_RECORD.md``. ``replay(record)`` runs
+the recorded actions through the engine again and raises ``ReplayMismatchError`` at the
+first difference, so a record is proof of a legal game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Final
+
+from arena.engine.actions import BIDS, PASS, PLAYS, TRUMPS, Action, Discard
+from arena.engine.cards import CARDS, Card, CardSet, Suit, card_texts, mask_of_texts
+from arena.engine.errors import EngineError, ReplayMismatchError
+from arena.engine.game import DEFAULT_DRAW_LIMIT, DealLog, Game, Phase
+
+RECORD_FORMAT: Final = "schmier-game-record"
+RECORD_VERSION: Final = 1
+
+Record = dict[str, Any]
+
+
+def _deal_record(deal: DealLog) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "number": deal.number,
+        "dealer": deal.dealer,
+        "hands": [card_texts(mask) for mask in deal.hands],
+        "stock": texts(deal.stock),
+        "bids": [{"seat": seat, "bid": amount} for seat, amount in deal.bids],
+        "thrown_in": deal.thrown_in,
+    }
+    if deal.thrown_in or deal.trump is None:
+        return out
+    out.update(
+        bidder=deal.bidder,
+        contract=deal.contract,
+        trump=str(deal.trump),
+        exchanges=[
+            {"seat": seat, "discarded": card_texts(discarded), "received": texts(received)}
+            for seat, discarded, received in deal.exchanges
+        ],
+        dealer_exchange={
+            "picked_up": texts(deal.dealer_pickup),
+            "discarded": card_texts(deal.dealer_discard),
+        },
+        tricks=[
+            {"leader": t.leader, "cards": [str(c) for c in t.cards], "winner": t.winner}
+            for t in deal.tricks
+        ],
+    )
+    if len(deal.tricks) == 6:
+        out.update(
+            points=dict(deal.categories),
+            game_totals=list(deal.game_totals),
+            points_won=list(deal.points),
+            scores=list(deal.scores_after),
+        )
+    return out
+
+
+def texts(indices: list[int]) -> list[str]:
+    return [str(CARDS[i]) for i in indices]
+
+
+def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
+    """The game record of a game (finished or not) as plain JSON-ready data."""
+    record: Record = {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "seed": game.seed,
+        "first_dealer": game.first_dealer,
+        "draw_limit": game.draw_limit,
+        "deals": [_deal_record(d) for d in game.deals],
+        "result": None,
+    }
+    if game.outcome is not None:
+        record["result"] = {
+            "winner": game.outcome.winner,
+            "draw": game.outcome.is_draw,
+            "scores": list(game.outcome.scores),
+            "deals": game.outcome.deals,
+        }
+    if meta:
+        record["meta"] = meta
+    return record
+
+
+def dumps(record: Record) -> str:
+    return json.dumps(record, separators=(",", ":"))
+
+
+def loads(text: str | bytes) -> Record:
+    record = json.loads(text)
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise ReplayMismatchError("not a Schmier game record (format field missing or wrong)")
+    if record.get("version") != RECORD_VERSION:
+        raise ReplayMismatchError(f"unsupported game record version {record.get('version')!r}")
+    return record
+
+
+def recorded_actions(record: Record) -> Iterator[Action]:
+    """The actions of a record, in the order the engine asks for them."""
+    for deal in record["deals"]:
+        for bid in deal["bids"]:
+            yield BIDS[bid["bid"]] if bid["bid"] else PASS
+        if deal["thrown_in"] or "trump" not in deal:
+            continue
+        yield TRUMPS[Suit.parse(deal["trump"])]
+        for exchange in deal["exchanges"]:
+            yield Discard(CardSet(mask_of_texts(exchange["discarded"])))
+        # The dealer always discards at least two cards (R5.3), so none means not yet.
+        dealer_discard = deal["dealer_exchange"]["discarded"]
+        if dealer_discard:
+            yield Discard(CardSet(mask_of_texts(dealer_discard)))
+        for trick in deal["tricks"]:
+            for text in trick["cards"]:
+                yield PLAYS[Card.parse(text).index]
+
+
+def replay(record: Record) -> Game:
+    """Play a record's actions through the engine; raise at the first difference."""
+    try:
+        game = Game(
+            int(record["seed"]), draw_limit=int(record.get("draw_limit", DEFAULT_DRAW_LIMIT))
+        )
+        for step, action in enumerate(recorded_actions(record)):
+            try:
+                game.apply(action)
+            except EngineError as error:
+                raise ReplayMismatchError(
+                    f"action {step} ({action}) in deal {game.deal_number} was refused: {error}"
+                ) from error
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, ReplayMismatchError):
+            raise
+        raise ReplayMismatchError(f"malformed game record: {error!r}") from error
+    replayed = to_record(game, record.get("meta"))
+    difference = first_difference(record, replayed)
+    if difference is not None:
+        raise ReplayMismatchError(f"replay differs from the record at {difference}")
+    if record.get("result") is not None and game.phase is not Phase.OVER:
+        raise ReplayMismatchError("the record claims a result but the game is not over")
+    return game
+
+
+def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
+    """The JSON path of the first place two JSON values differ, or None."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in sorted(set(expected) | set(actual)):
+            if key not in expected or key not in actual:
+                return f"{path}.{key} (present on one side only)"
+            found = first_difference(expected[key], actual[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(actual, list):
+        for i, (a, b) in enumerate(zip(expected, actual, strict=False)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        if len(expected) != len(actual):
+            return f"{path} (length {len(expected)} recorded, {len(actual)} replayed)"
+        return None
+    if expected != actual or type(expected) is not type(actual):
+        return f"{path} (recorded {expected!r}, replayed {actual!r})"
+    return None
