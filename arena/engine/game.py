@@ -35,6 +35,7 @@ from arena.engine.cards import (
     DECK_SIZE,
     EFFECTIVE_SUITS,
     FOLLOW_MASKS,
+    FULL_DECK_MASK,
     JOKER,
     POWER,
     PROTECTED_TRUMP_MASKS,
@@ -238,6 +239,46 @@ def deal_cards(seed: int, deal_number: int) -> tuple[list[int], list[int]]:
     return hands, deck[HAND_SIZE * SEATS :]
 
 
+def winning_position(trump: Suit, cards: list[int]) -> int:
+    """R7.3: the position (0 = the lead) of the card that wins a trick, given card indices.
+
+    >>> from arena.engine.cards import Card
+    >>> trick = [Card.parse(t).index for t in ("KC", "JK", "JD", "AC")]
+    >>> winning_position(Suit.HEARTS, trick)  # the left bauer is a trump, above the joker
+    2
+    """
+    power = POWER[trump]
+    trump_mask = TRUMP_MASKS[trump]
+    led_mask = FOLLOW_MASKS[trump][EFFECTIVE_SUITS[trump][cards[0]]]
+    best, best_pos = -1, 0
+    for position, index in enumerate(cards):
+        bit = 1 << index
+        # POWER ranks every trump above every plain card, so one comparison serves.
+        if bit & (trump_mask | led_mask) and power[index] > best:
+            best, best_pos = power[index], position
+    return best_pos
+
+
+def winner_after_deal(scores: tuple[int, int, int], bidding_team: int) -> int | None:
+    """R9.1-R9.3: the team that has won after a scored deal, or None if play goes on.
+
+    >>> winner_after_deal((22, 22, 5), bidding_team=1)  # R9.2: the bidders win the tie
+    1
+    >>> winner_after_deal((22, 22, 5), bidding_team=2) is None  # R9.3: nobody yet
+    True
+    """
+    over = [t for t in range(TEAMS) if scores[t] >= TARGET_SCORE]
+    if not over:
+        return None
+    top = max(scores[t] for t in over)
+    leaders = [t for t in over if scores[t] == top]
+    if len(leaders) == 1:
+        return leaders[0]  # R9.1-R9.2
+    if bidding_team in leaders:
+        return bidding_team  # R9.2
+    return None  # R9.3
+
+
 def first_dealer(seed: int) -> int:
     """R1.3: the first dealer, drawn from the game's seed."""
     return random.Random(f"schmier:{seed}:first-dealer").randrange(SEATS)
@@ -251,14 +292,24 @@ class Game:
     (<Phase.BIDDING: 'bidding'>, True)
     """
 
-    def __init__(self, seed: int, *, draw_limit: int = DEFAULT_DRAW_LIMIT) -> None:
+    def __init__(
+        self,
+        seed: int,
+        *,
+        draw_limit: int = DEFAULT_DRAW_LIMIT,
+        first_deal: tuple[list[int], list[int], int] | None = None,
+        scores: tuple[int, int, int] = (0, 0, 0),
+    ) -> None:
+        """Start a game; ``first_deal`` (hands, stock, dealer) and ``scores`` set up a
+        hand-built situation for scenario tests and analysis (see ``Game.arranged``)."""
         if draw_limit < 1:
             raise ValueError("R9.4: the deal limit must be at least 1")
         self.seed = seed
         self.draw_limit = draw_limit
-        self.first_dealer = first_dealer(seed)
+        self.is_arranged = first_deal is not None
+        self.first_dealer = first_deal[2] if first_deal else first_dealer(seed)
         self.dealer = self.first_dealer
-        self.scores = [0, 0, 0]
+        self.scores = list(scores)
         self.deals: list[DealLog] = []
         self.events: list[Event] = []
         self.outcome: Outcome | None = None
@@ -280,7 +331,45 @@ class Game:
         self._won = [0, 0, 0]  # masks of cards in tricks won, per team
         self._ace_seat = -1
         self._two_seat = -1
-        self._start_deal()
+        self._start_deal(first_deal[:2] if first_deal else None)
+
+    @classmethod
+    def arranged(
+        cls,
+        hands: list[str],
+        dealer: int,
+        stock: str | None = None,
+        scores: tuple[int, int, int] = (0, 0, 0),
+        seed: int = 0,
+        draw_limit: int = DEFAULT_DRAW_LIMIT,
+    ) -> Game:
+        """A game whose first deal is given as text, for hand-built situations.
+
+        ``hands`` are six strings of six cards; ``stock`` the 17 others, top first (by
+        default the rest of the pack in card order). Later deals come from ``seed``.
+
+        >>> g = Game.arranged(["AH KH QH JH JD TH", "2C 3C 4C 5C 6C 7C", "8C 9C TC JC QC KC",
+        ...     "AC 2D 3D 4D 5D 6D", "7D 8D 9D TD QD KD", "AD 2S 3S 4S 5S 6S"], dealer=5)
+        >>> str(g.hand(0))
+        'JD TH JH QH KH AH'
+        """
+        masks = [CardSet.parse(h).mask for h in hands]
+        if len(masks) != SEATS or any(m.bit_count() != HAND_SIZE for m in masks):
+            raise ValueError("R3.1: six hands of six cards each")
+        used = 0
+        for m in masks:
+            if used & m:
+                raise ValueError("R2.1: a card is dealt twice")
+            used |= m
+        if stock is None:
+            stock_cards = indices_of_mask(FULL_DECK_MASK & ~used)
+        else:
+            stock_cards = [Card.parse(t).index for t in stock.split()]
+        if sorted(stock_cards) != indices_of_mask(FULL_DECK_MASK & ~used):
+            raise ValueError("R3.1: the stock is the 17 cards not dealt, each once")
+        return cls(
+            seed, draw_limit=draw_limit, first_deal=(masks, stock_cards, dealer), scores=scores
+        )
 
     # --- questions ----------------------------------------------------------------
 
@@ -390,9 +479,11 @@ class Game:
 
     # --- the phases -------------------------------------------------------------------
 
-    def _start_deal(self) -> None:
+    def _start_deal(self, arranged: tuple[list[int], list[int]] | None = None) -> None:
         number = len(self.deals) + 1
-        hands, stock = deal_cards(self.seed, number)
+        hands, stock = (
+            (list(arranged[0]), list(arranged[1])) if arranged else deal_cards(self.seed, number)
+        )
         self.deals.append(DealLog(number, self.dealer, list(hands), list(stock)))
         self.hands = hands
         self.stock = stock
@@ -528,22 +619,9 @@ class Game:
         raise IllegalActionError("R7.2", f"must follow {what} (holding {CardSet(follow)})")
 
     def _finish_trick(self) -> None:
-        """R7.3: the highest trump wins, else the highest card of the suit led."""
+        """R7.3: the trick goes to its highest trump, else its highest card of the suit led."""
         assert self.trump is not None
-        power = POWER[self.trump]
-        trump_mask = TRUMP_MASKS[self.trump]
-        led_mask = FOLLOW_MASKS[self.trump][self._led_suit]
-        best, best_pos = -1, 0
-        for position, index in enumerate(self._trick):
-            bit = 1 << index
-            if bit & trump_mask:
-                strength = power[index] + 1000
-            elif bit & led_mask:
-                strength = power[index]
-            else:
-                continue
-            if strength > best:
-                best, best_pos = strength, position
+        best_pos = winning_position(self.trump, self._trick)
         winner = (self._trick_leader + best_pos) % SEATS
         cards = tuple(CARDS[i] for i in self._trick)
         deal = self.deal
@@ -604,7 +682,7 @@ class Game:
                 deal.scores_after,
             )
         )
-        winner = self._winner_after_deal(bidding_team)
+        winner = winner_after_deal(deal.scores_after, bidding_team)
         if winner is not None:
             self._end(winner)
         elif self.deal_number >= self.draw_limit:
@@ -612,20 +690,6 @@ class Game:
         else:
             self.dealer = left_of(self.dealer)  # R1.3
             self._start_deal()
-
-    def _winner_after_deal(self, bidding_team: int) -> int | None:
-        """R9.1-R9.3: who, if anyone, has won after this deal."""
-        scores = self.scores
-        over = [t for t in range(TEAMS) if scores[t] >= TARGET_SCORE]
-        if not over:
-            return None
-        top = max(scores[t] for t in over)
-        leaders = [t for t in over if scores[t] == top]
-        if len(leaders) == 1:
-            return leaders[0]  # R9.1-R9.2
-        if bidding_team in leaders:
-            return bidding_team  # R9.2
-        return None  # R9.3: play goes on
 
     def _end(self, winner: int | None) -> None:
         self.phase = Phase.OVER

@@ -71,6 +71,7 @@ def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
         "version": RECORD_VERSION,
         "seed": game.seed,
         "first_dealer": game.first_dealer,
+        "arranged": game.is_arranged,
         "draw_limit": game.draw_limit,
         "deals": [_deal_record(d) for d in game.deals],
         "result": None,
