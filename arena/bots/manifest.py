@@ -1,0 +1,321 @@
+"""Describe bots on disk: load a ``bot.toml`` directory or an executable file into a BotSpec.
+
+A bot is either
+
+* a directory containing ``bot.toml``::
+
+      name = "greedy"                    # required, [A-Za-z0-9_.-]+
+      command = ["python3", "bot.py"]    # required: list of strings, or one string (shlex-split)
+      build = "make"                     # optional: string or list, run once in the directory
+
+* or a single executable file (name = file stem, command = its absolute path).
+
+Commands are launched from a fresh per-seat working directory, not from the bot
+directory, so :func:`resolve_command` rewrites arguments that refer to files in
+the bot directory into absolute paths. A leading ``python3``/``python`` is
+replaced by :data:`sys.executable`, so Python bots run with the same interpreter
+and installed packages (grpcio, the SDK, ...) as the arena itself rather than
+whatever ``python3`` happens to be first on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "MANIFEST_NAME",
+    "BotBuildError",
+    "BotSpec",
+    "BotSpecError",
+    "build_bot",
+    "compute_version",
+    "load_bot",
+    "read_log_tail",
+    "resolve_command",
+]
+
+MANIFEST_NAME = "bot.toml"
+
+_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
+_KNOWN_KEYS = frozenset({"name", "command", "build"})
+_PYTHON_NAMES = frozenset({"python", "python3"})
+# Build outputs, caches and logs change without the bot's behaviour changing,
+# so they must not change its version.
+_SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules", "build", "logs"})
+_SKIP_SUFFIXES = (".pyc",)
+_VERSION_LEN = 12
+
+
+class BotSpecError(ValueError):
+    """A bot path or its manifest is unusable; the message is one line and names the file."""
+
+
+class BotBuildError(RuntimeError):
+    """A bot's build command failed or timed out."""
+
+    def __init__(self, message: str, *, returncode: int | None, log_tail: str) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.log_tail = log_tail
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """Everything needed to build and launch one bot.
+
+    ``version`` is a content hash of what runs (see :func:`compute_version`);
+    ``command`` is already passed through :func:`resolve_command`.
+    """
+
+    name: str
+    version: str
+    command: tuple[str, ...]
+    directory: Path
+    build: tuple[str, ...] | None
+
+
+def resolve_command(command: Sequence[str], directory: Path) -> tuple[str, ...]:
+    """Make ``command`` independent of the current working directory.
+
+    * a first element ``python``/``python3`` becomes :data:`sys.executable`;
+    * a relative first element containing ``/`` (``./bot``, ``build/bot``) is
+      taken relative to ``directory`` even if it does not exist yet, because a
+      build step may create it later;
+    * any other relative argument naming an existing file in ``directory``
+      becomes that file's absolute path.
+
+    Idempotent, so it is applied again at launch time to pick up files that the
+    build created. Arguments embedded in options (``--cfg=x.toml``) are left
+    alone; bots can find their directory in ``$ARENA_BOT_DIR``.
+    """
+    resolved: list[str] = []
+    for index, arg in enumerate(command):
+        if index == 0 and arg in _PYTHON_NAMES:
+            resolved.append(sys.executable)
+        elif not arg or os.path.isabs(arg):
+            resolved.append(arg)
+        elif (index == 0 and "/" in arg) or (directory / arg).is_file():
+            resolved.append(str(directory / arg))
+        else:
+            resolved.append(arg)
+    return tuple(resolved)
+
+
+def compute_version(path: Path) -> str:
+    """Return the first 12 hex chars of a sha256 over the bot's content.
+
+    For a directory every file (relative path and bytes) is hashed in sorted
+    path order, skipping ``__pycache__``, ``.git``, ``node_modules``, ``build``
+    and ``logs`` directories at any depth and ``*.pyc`` files. For a single
+    file only its bytes are hashed, so renaming it keeps the version.
+    """
+    if not path.is_dir():
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()[:_VERSION_LEN]
+
+    entries: list[tuple[str, Path]] = []
+    for root, dirnames, filenames in os.walk(path):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        root_path = Path(root)
+        # os.walk lists symlinked directories in dirnames without descending;
+        # they are hashed as links below so retargeting one changes the version.
+        names = filenames + [d for d in dirnames if (root_path / d).is_symlink()]
+        for name in names:
+            full = root_path / name
+            # Only regular files (and links) count: reading a FIFO or device
+            # someone left in the directory would hang or never end.
+            if name.endswith(_SKIP_SUFFIXES) or not (full.is_file() or full.is_symlink()):
+                continue
+            entries.append((full.relative_to(path).as_posix(), full))
+    entries.sort()
+
+    digest = hashlib.sha256()
+    for rel, full in entries:
+        # Hash a fixed-size per-file digest after a NUL-terminated path so that
+        # moving bytes between a path and a file's content cannot collide.
+        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        if full.is_file():
+            with full.open("rb") as f:
+                digest.update(b"F" + hashlib.file_digest(f, "sha256").digest())
+        else:
+            digest.update(b"L" + os.readlink(full).encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()[:_VERSION_LEN]
+
+
+def _argv(value: object, key: str, manifest: Path) -> tuple[str, ...]:
+    if isinstance(value, str):
+        try:
+            argv = shlex.split(value)
+        except ValueError as exc:
+            raise BotSpecError(f"{manifest}: cannot split '{key}' string: {exc}") from None
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        argv = list(value)
+    else:
+        raise BotSpecError(f"{manifest}: '{key}' must be a string or a list of strings")
+    if not argv or not argv[0]:
+        raise BotSpecError(f"{manifest}: '{key}' must not be empty")
+    return tuple(argv)
+
+
+def _check_name(name: str, where: Path) -> None:
+    if not _NAME_RE.fullmatch(name) or name in {".", ".."}:
+        raise BotSpecError(f"{where}: invalid bot name {name!r} (allowed: [A-Za-z0-9_.-]+)")
+
+
+def _load_directory(directory: Path) -> BotSpec:
+    manifest = directory / MANIFEST_NAME
+    if not manifest.is_file():
+        raise BotSpecError(f"bot directory {directory} has no {MANIFEST_NAME} manifest")
+    try:
+        data = tomllib.loads(manifest.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BotSpecError(f"{manifest}: not valid UTF-8: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        # The 3.11 message already ends in "(at line N, column M)".
+        raise BotSpecError(f"{manifest}: invalid TOML: {exc}") from None
+
+    # Unknown keys are rejected so that a typo like "buld" fails loudly
+    # instead of silently skipping the build.
+    unknown = sorted(set(data) - _KNOWN_KEYS)
+    if unknown:
+        known = ", ".join(sorted(_KNOWN_KEYS))
+        raise BotSpecError(f"{manifest}: unknown key(s) {', '.join(unknown)} (allowed: {known})")
+    for key in ("name", "command"):
+        if key not in data:
+            raise BotSpecError(f"{manifest}: missing required key '{key}'")
+
+    name = data["name"]
+    if not isinstance(name, str):
+        raise BotSpecError(f"{manifest}: 'name' must be a string")
+    _check_name(name, manifest)
+    command = _argv(data["command"], "command", manifest)
+    build = _argv(data["build"], "build", manifest) if "build" in data else None
+    try:
+        version = compute_version(directory)
+    except OSError as exc:
+        raise BotSpecError(f"{directory}: cannot read bot files to version them: {exc}") from None
+
+    return BotSpec(
+        name=name,
+        version=version,
+        command=resolve_command(command, directory),
+        directory=directory,
+        build=resolve_command(build, directory) if build is not None else None,
+    )
+
+
+def _load_executable(path: Path) -> BotSpec:
+    if not path.is_file():
+        raise BotSpecError(f"bot path {path} is neither a directory nor a regular file")
+    if not os.access(path, os.X_OK):
+        raise BotSpecError(f"bot file {path} is not executable (chmod +x it)")
+    # abspath rather than resolve(): a symlinked executable keeps its own name
+    # as argv[0], which multi-call binaries rely on.
+    absolute = Path(os.path.abspath(path))
+    _check_name(absolute.stem, absolute)
+    return BotSpec(
+        name=absolute.stem,
+        version=compute_version(absolute),
+        command=(str(absolute),),
+        directory=absolute.parent,
+        build=None,
+    )
+
+
+def load_bot(path: str | Path) -> BotSpec:
+    """Load a bot from a directory with ``bot.toml`` or from an executable file.
+
+    Raises :class:`BotSpecError` (one-line message) if the path is missing, a
+    directory lacks ``bot.toml``, the manifest is invalid, or a file is not
+    executable.
+    """
+    candidate = Path(path).expanduser()
+    if not candidate.exists():
+        raise BotSpecError(f"bot path {candidate} does not exist")
+    if candidate.is_dir():
+        return _load_directory(candidate.resolve())
+    return _load_executable(candidate)
+
+
+def read_log_tail(log_path: Path, n_bytes: int = 2000) -> str:
+    """Return the last ``n_bytes`` of a log file as text ('' if it does not exist)."""
+    try:
+        with log_path.open("rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - n_bytes))
+            return f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+
+
+def build_bot(spec: BotSpec, log_path: Path, timeout: float = 600.0) -> None:
+    """Run ``spec.build`` (if any) in the bot directory, logging to ``log_path``.
+
+    The build runs in its own process group so that on timeout the whole tree
+    (``make`` and its compilers) is killed, not just the top process. Raises
+    :class:`BotBuildError` with the exit code and log tail on failure.
+    """
+    if spec.build is None:
+        return
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("wb") as log:
+        log.write(f"[arena] build {spec.name}: {shlex.join(spec.build)}\n".encode())
+        log.flush()
+        try:
+            proc = subprocess.Popen(
+                list(spec.build),
+                cwd=spec.directory,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            log.write(f"[arena] cannot start build: {exc}\n".encode())
+            raise BotBuildError(
+                f"build of bot {spec.name!r} could not start: {exc}",
+                returncode=None,
+                log_tail=str(exc),
+            ) from exc
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            proc.wait()
+            log.write(f"[arena] build timed out after {timeout:g} s\n".encode())
+            log.flush()
+            tail = read_log_tail(log_path)
+            raise BotBuildError(
+                f"build of bot {spec.name!r} timed out after {timeout:g} s "
+                f"(log: {log_path}):\n{tail}",
+                returncode=None,
+                log_tail=tail,
+            ) from None
+        # The build leader exited; anything it left running in its group
+        # (background jobs) would otherwise outlive the build.
+        _kill_group(proc.pid)
+    if returncode != 0:
+        tail = read_log_tail(log_path)
+        raise BotBuildError(
+            f"build of bot {spec.name!r} failed with exit code {returncode} "
+            f"(log: {log_path}):\n{tail}",
+            returncode=returncode,
+            log_tail=tail,
+        )
+
+
+def _kill_group(pgid: int) -> None:
+    # ESRCH: the group is already empty; EPERM: only zombies are left.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)

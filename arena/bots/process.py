@@ -1,0 +1,327 @@
+"""Launch a bot as a sandboxed OS process: own session, rlimits, capped log, group-wide stop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Self
+
+from arena.bots.manifest import BotSpec, read_log_tail, resolve_command
+
+__all__ = [
+    "BotProcess",
+    "BotStartError",
+    "Limits",
+    "alive_processes_in_group",
+    "start_bot",
+    "wait_until_gone",
+]
+
+_GiB = 1024**3
+_MiB = 1024**2
+_READ_CHUNK = 64 * 1024
+# How long stop() waits for the log pipe to hit EOF after SIGKILL. Only a
+# process that escaped the group (setsid) can hold it open longer; we do not
+# wait for that one.
+_READER_JOIN_TIMEOUT = 1.0
+
+
+class BotStartError(RuntimeError):
+    """The bot's command could not be executed (missing binary, bad permissions, ...)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-bot resource limits; ``None`` leaves the inherited limit in place.
+
+    * ``memory_bytes`` -> RLIMIT_AS. This caps *virtual* address space, which
+      runtimes that reserve large heaps up front (JVM, V8, Go) need more of
+      than they actually use; raise it for such bots.
+    * ``cpu_seconds`` -> RLIMIT_CPU, total CPU time over the bot's life.
+    * ``open_files`` -> RLIMIT_NOFILE.
+    * ``processes`` -> RLIMIT_NPROC. Off by default because the kernel counts
+      it per *user*, not per process tree: every other process of the arena's
+      user counts against it, so a small value makes bots fail to start
+      threads or children for reasons unrelated to their own behaviour.
+    * ``log_bytes``: how much of the bot's stdout+stderr is kept on disk.
+
+    Limits can only tighten what the arena itself has: values above the
+    current hard limit are clamped to it.
+    """
+
+    memory_bytes: int | None = 2 * _GiB
+    cpu_seconds: int | None = 600
+    open_files: int | None = 256
+    processes: int | None = None
+    log_bytes: int = 1 * _MiB
+
+    def rlimits(self) -> list[tuple[int, int]]:
+        """Return ``(resource, value)`` pairs to apply, clamped to current hard limits."""
+        wanted = [
+            (resource.RLIMIT_AS, self.memory_bytes),
+            (resource.RLIMIT_CPU, self.cpu_seconds),
+            (resource.RLIMIT_NOFILE, self.open_files),
+            (resource.RLIMIT_NPROC, self.processes),
+        ]
+        pairs: list[tuple[int, int]] = []
+        for res, value in wanted:
+            if value is None:
+                continue
+            _, hard = resource.getrlimit(res)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            pairs.append((res, value))
+        return pairs
+
+
+def _make_preexec(pairs: list[tuple[int, int]]) -> Callable[[], None] | None:
+    if not pairs:
+        # Without preexec_fn subprocess can use vfork/posix_spawn, which is
+        # faster and safe in a multi-threaded parent.
+        return None
+
+    # Runs in the forked child of a possibly multi-threaded parent, so it only
+    # calls setrlimit on precomputed values: no allocation-heavy work, no locks.
+    def apply_limits() -> None:
+        for res, value in pairs:
+            resource.setrlimit(res, (value, value))
+
+    return apply_limits
+
+
+def _pump_log(source: IO[bytes], log_path: Path, cap: int) -> None:
+    """Copy ``source`` into ``log_path`` up to ``cap`` bytes, then drain to EOF.
+
+    Draining past the cap matters as much as the cap: if nobody read the pipe
+    the bot would block on its next write once the pipe buffer filled.
+    """
+    fd = source.fileno()
+    written = 0
+    last_byte = b"\n"
+    log: IO[bytes] | None
+    try:
+        log = log_path.open("ab", buffering=0)
+    except OSError:
+        log = None  # still drain, or the bot blocks on a full pipe
+    try:
+        while chunk := os.read(fd, _READ_CHUNK):
+            if log is None:
+                continue
+            out = log
+            try:
+                keep = chunk[: cap - written]
+                if keep:
+                    out.write(keep)
+                    written += len(keep)
+                    last_byte = keep[-1:]
+                if len(keep) < len(chunk):
+                    prefix = "" if last_byte == b"\n" else "\n"
+                    out.write(f"{prefix}[arena] log truncated at {cap} bytes\n".encode())
+                    out.close()
+                    log = None
+            except OSError:
+                # Disk full or similar: stop logging but keep draining.
+                out.close()
+                log = None
+    finally:
+        if log is not None:
+            log.close()
+        source.close()
+
+
+class BotProcess:
+    """A running (or finished) bot process; create it with :func:`start_bot`.
+
+    The bot is the leader of its own session and process group, so
+    :meth:`stop` can signal everything it spawned at once (unless a child
+    deliberately left the group with ``setsid``).
+    """
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        popen: subprocess.Popen[bytes],
+        reader: threading.Thread,
+        *,
+        workdir: Path,
+        log_path: Path,
+    ) -> None:
+        self.spec = spec
+        self.workdir = workdir
+        self.log_path = log_path
+        self._popen = popen
+        self._reader = reader
+        self._stop_lock = threading.Lock()
+        self._stopped = False
+
+    def __repr__(self) -> str:
+        return f"<BotProcess {self.spec.name} pid={self.pid} returncode={self.returncode}>"
+
+    @property
+    def pid(self) -> int:
+        """PID of the bot, which is also its process group and session id."""
+        return self._popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status (negative signal number if killed), or None while running."""
+        return self._popen.poll()
+
+    def poll(self) -> int | None:
+        """Reap the bot if it exited; return its exit status or None."""
+        return self._popen.poll()
+
+    def log_tail(self, n_bytes: int = 2000) -> str:
+        """Return the last ``n_bytes`` of the bot's captured output."""
+        return read_log_tail(self.log_path, n_bytes)
+
+    async def wait_exit(self) -> int:
+        """Wait for the bot to exit without blocking the event loop.
+
+        Polls instead of using an executor thread so cancelling the awaiting
+        task really stops the wait and ties up no thread.
+        """
+        while (code := self._popen.poll()) is None:
+            await asyncio.sleep(0.05)
+        return code
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Terminate the bot's whole process group and reap the bot.
+
+        SIGTERM to the group, up to ``grace`` seconds for the bot to exit,
+        then SIGKILL to the group -- also when the bot had already exited,
+        since children it forked may still linger in the group. Idempotent,
+        thread-safe, and never raises because something is already gone.
+        """
+        with self._stop_lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            pgid = self._popen.pid
+            if self._popen.poll() is None:
+                _signal_group(pgid, signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._popen.wait(timeout=max(grace, 0.0))
+            _signal_group(pgid, signal.SIGKILL)
+            self._popen.wait()
+            # EOF on the log pipe arrives once every group member has died.
+            self._reader.join(timeout=_READER_JOIN_TIMEOUT)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    # ESRCH: the group is empty. EPERM: only zombies or processes we may not
+    # signal are left; either way there is nothing more we can do.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def start_bot(
+    spec: BotSpec,
+    *,
+    env: Mapping[str, str],
+    workdir: Path,
+    log_path: Path,
+    limits: Limits,
+) -> BotProcess:
+    """Launch ``spec.command`` with ``workdir`` as cwd and output captured to ``log_path``.
+
+    The environment is the arena's own, plus ``ARENA_BOT_DIR`` (the bot's
+    directory) and ``PYTHONUNBUFFERED=1``, plus ``env`` (which wins on
+    conflicts). ``workdir`` and the log's parent directory are created if
+    missing; the log file is truncated. Raises :class:`BotStartError` if the
+    command cannot be executed.
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_bytes(b"")
+
+    # Resolve again: files the build created did not exist when the
+    # manifest was loaded.
+    command = list(resolve_command(spec.command, spec.directory))
+    child_env = {
+        **os.environ,
+        "ARENA_BOT_DIR": str(spec.directory),
+        "PYTHONUNBUFFERED": "1",
+        **env,
+    }
+    try:
+        popen = subprocess.Popen(
+            command,
+            cwd=workdir,
+            env=child_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=_make_preexec(limits.rlimits()),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        message = f"cannot start bot {spec.name!r} ({command[0]}): {exc}"
+        log_path.write_text(f"[arena] {message}\n")
+        raise BotStartError(message) from exc
+
+    assert popen.stdout is not None
+    reader = threading.Thread(
+        target=_pump_log,
+        args=(popen.stdout, log_path, max(limits.log_bytes, 0)),
+        name=f"bot-log-{spec.name}-{popen.pid}",
+        daemon=True,
+    )
+    reader.start()
+    return BotProcess(spec, popen, reader, workdir=workdir, log_path=log_path)
+
+
+def alive_processes_in_group(pgid: int) -> list[int]:
+    """Return PIDs of live (non-zombie) processes whose process group is ``pgid``.
+
+    Linux-only (scans ``/proc/*/stat``). Zombies are excluded because they
+    run nothing, and in containers whose PID 1 does not reap orphans they
+    may never disappear.
+    """
+    found: list[int] = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # exited while we were scanning
+        # comm (field 2) may contain spaces and parentheses; the fields after
+        # the last ')' are: state ppid pgrp ...
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) < 3 or fields[0] in (b"Z", b"X"):
+            continue
+        if int(fields[2]) == pgid:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def wait_until_gone(pgid: int, timeout: float) -> list[int]:
+    """Poll until no live process is left in ``pgid`` or ``timeout`` passes; return survivors."""
+    deadline = time.monotonic() + timeout
+    while (alive := alive_processes_in_group(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return alive

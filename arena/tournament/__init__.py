@@ -1,0 +1,1 @@
+"""Tournaments: the SQLite results store (``results``) and the statistics over it (``stats``)."""

@@ -1,0 +1,791 @@
+"""SQLite results store of tournament runs: runs, entrants, matches, games, seat stats and faults.
+
+One file holds any number of runs. A game is written in a single transaction together with its
+per-seat statistics and its faults, so after any crash the file holds whole games only, and
+``completed_games`` tells a resumed run exactly which games still have to be played.
+
+Threading: a ``ResultsStore`` wraps one ``sqlite3.Connection`` and must only be used from the
+thread that opened it (sqlite3's default ``check_same_thread`` enforces this). Several processes
+may open the same file; WAL mode lets readers (reports) run while a tournament is writing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Literal, Self
+
+from arena.tournament import stats
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA_VERSION",
+    "DuplicateGameError",
+    "EntrantInfo",
+    "FaultRow",
+    "GameResult",
+    "ResultsStore",
+    "ResultsStoreError",
+    "RunInfo",
+    "RunStatus",
+    "SeatStats",
+    "StoredGame",
+    "entrant_label",
+]
+
+SCHEMA_VERSION: Final = 1
+# Written to the SQLite header so that an unrelated database that happens to carry the same
+# user_version is not mistaken for a results store. The bytes spell "SchA".
+APPLICATION_ID: Final = 0x53636841
+
+RunStatus = Literal["running", "finished", "interrupted"]
+
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+_ZLIB_LEVEL: Final = 6
+
+# STRICT tables make SQLite reject values of the wrong type instead of silently storing them.
+_SCHEMA: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE runs (
+        id          TEXT PRIMARY KEY,
+        created_at  TEXT NOT NULL,
+        finished_at TEXT,
+        seed        INTEGER NOT NULL,
+        settings    TEXT NOT NULL,
+        status      TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted'))
+    ) STRICT
+    """,
+    """
+    CREATE TABLE entrants (
+        id      INTEGER PRIMARY KEY,
+        name    TEXT NOT NULL,
+        version TEXT NOT NULL,
+        command TEXT NOT NULL,
+        UNIQUE (name, version)
+    ) STRICT
+    """,
+    """
+    CREATE TABLE matches (
+        id            INTEGER PRIMARY KEY,
+        run_id        TEXT NOT NULL REFERENCES runs (id),
+        match_key     TEXT NOT NULL,
+        entrant_team0 INTEGER NOT NULL REFERENCES entrants (id),
+        entrant_team1 INTEGER NOT NULL REFERENCES entrants (id),
+        entrant_team2 INTEGER NOT NULL REFERENCES entrants (id),
+        started_at    TEXT NOT NULL,
+        finished_at   TEXT,
+        UNIQUE (run_id, match_key)
+    ) STRICT
+    """,
+    # UNIQUE (match_id, game_index) is the required UNIQUE (run_id, match_key, game_index):
+    # matches are unique per (run_id, match_key), so match_id stands for that pair. run_id is
+    # repeated here only so that per-run queries need no join.
+    """
+    CREATE TABLE games (
+        id          INTEGER PRIMARY KEY,
+        run_id      TEXT NOT NULL REFERENCES runs (id),
+        match_id    INTEGER NOT NULL REFERENCES matches (id),
+        game_index  INTEGER NOT NULL,
+        seed        INTEGER NOT NULL,
+        winner      INTEGER CHECK (winner IS NULL OR winner BETWEEN 0 AND 2),
+        score_team0 INTEGER NOT NULL,
+        score_team1 INTEGER NOT NULL,
+        score_team2 INTEGER NOT NULL,
+        deals       INTEGER NOT NULL,
+        duration_s  REAL NOT NULL,
+        record      BLOB NOT NULL,
+        finished_at TEXT NOT NULL,
+        UNIQUE (match_id, game_index)
+    ) STRICT
+    """,
+    "CREATE INDEX games_by_run ON games (run_id)",
+    """
+    CREATE TABLE seat_stats (
+        game_id                INTEGER NOT NULL REFERENCES games (id),
+        seat                   INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
+        team                   INTEGER NOT NULL CHECK (team = seat % 3),
+        entrant_id             INTEGER NOT NULL REFERENCES entrants (id),
+        decisions              INTEGER NOT NULL,
+        decision_seconds_total REAL NOT NULL,
+        decision_seconds_max   REAL NOT NULL,
+        bids_made              INTEGER NOT NULL,
+        bids_won               INTEGER NOT NULL,
+        points_won             INTEGER NOT NULL,
+        faults                 INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    ) STRICT
+    """,
+    """
+    CREATE TABLE faults (
+        id      INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        seat    INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
+        kind    TEXT NOT NULL,
+        reason  TEXT NOT NULL,
+        detail  TEXT NOT NULL
+    ) STRICT
+    """,
+    "CREATE INDEX faults_by_game ON faults (game_id)",
+)
+
+
+class ResultsStoreError(Exception):
+    """The results file cannot be used, or a request contradicts what is already stored."""
+
+
+class DuplicateGameError(ResultsStoreError):
+    """A game with this (run, match key, game index) is already stored."""
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    """Statistics of one seat (one bot process) over one game."""
+
+    seat: int  # 0..5; the seat's team is seat % 3
+    decisions: int = 0
+    decision_seconds_total: float = 0.0
+    decision_seconds_max: float = 0.0
+    bids_made: int = 0
+    bids_won: int = 0
+    points_won: int = 0  # points of the seat's *team* over the game; equal for both team seats
+    faults: int = 0
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """One fault committed by a seat (timeout, illegal move, crash...)."""
+
+    seat: int
+    kind: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Everything stored about one finished game."""
+
+    game_index: int
+    seed: int
+    winner: int | None  # winning team 0..2, None for a draw
+    scores: tuple[int, int, int]  # final score per team
+    deals: int
+    duration_s: float
+    record: Mapping[str, Any]  # the JSON game record; stored zlib-compressed
+    seats: tuple[SeatStats, ...]  # exactly one per seat 0..5
+    faults: tuple[FaultRow, ...] = ()
+    finished_at: str | None = None  # ISO 8601; None means "now"
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as read back from the store, without its (possibly large) record."""
+
+    id: int
+    run_id: str
+    match_key: str
+    game_index: int
+    seed: int
+    winner: int | None
+    scores: tuple[int, int, int]
+    deals: int
+    duration_s: float
+    finished_at: str
+    entrant_ids: tuple[int, int, int]  # by team
+    seats: tuple[SeatStats, ...]  # ordered by seat
+    faults: tuple[FaultRow, ...]  # in the order they were recorded
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: str
+    created_at: str
+    finished_at: str | None
+    seed: int
+    settings: dict[str, Any]
+    status: RunStatus
+
+
+@dataclass(frozen=True)
+class EntrantInfo:
+    id: int
+    name: str
+    version: str
+    command: list[str]
+
+    @property
+    def label(self) -> str:
+        return entrant_label(self.name, self.version)
+
+
+def entrant_label(name: str, version: str) -> str:
+    """The name an entrant goes by in standings: two versions of one bot must stay apart."""
+    return f"{name}@{version}" if version else name
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _check_int64(what: str, value: int) -> None:
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError(f"{what} {value} does not fit in a signed 64-bit SQLite integer")
+
+
+def _validate_game(game: GameResult) -> None:
+    """Reject malformed results before anything is written (they would poison the standings)."""
+    _check_int64("seed", game.seed)
+    if game.game_index < 0:
+        raise ValueError(f"game_index must be >= 0, got {game.game_index}")
+    if game.winner is not None and game.winner not in (0, 1, 2):
+        raise ValueError(f"winner must be a team 0..2 or None, got {game.winner!r}")
+    if len(game.scores) != 3:
+        raise ValueError(f"scores must have one entry per team, got {game.scores!r}")
+    seats = sorted(s.seat for s in game.seats)
+    if seats != list(range(6)):
+        raise ValueError(f"seats must hold exactly one entry for each seat 0..5, got {seats}")
+    by_seat = {s.seat: s for s in game.seats}
+    for team in range(3):
+        first, second = by_seat[team].points_won, by_seat[team + 3].points_won
+        if first != second:
+            raise ValueError(
+                f"points_won is per team, but seats {team} and {team + 3} disagree: "
+                f"{first} != {second}"
+            )
+    for fault in game.faults:
+        if fault.seat not in range(6):
+            raise ValueError(f"fault seat must be 0..5, got {fault.seat}")
+
+
+def _compress_record(record: Mapping[str, Any]) -> bytes:
+    # allow_nan=False: NaN/Infinity are not JSON and other readers of the records would choke.
+    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return zlib.compress(text.encode("utf-8"), _ZLIB_LEVEL)
+
+
+class ResultsStore:
+    """Handle on one results database file; open it with ``ResultsStore.open(path)``."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+
+    # -- opening and closing -------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path) -> ResultsStore:
+        """Open (creating it and its parent directories if needed) the results store at ``path``.
+
+        Raises ``ResultsStoreError`` if the file is not an SQLite database, is some other SQLite
+        database, or has a schema version this code does not know.
+        """
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ResultsStoreError(
+                f"cannot create the directory of results store {path}: {exc}"
+            ) from exc
+        if path.is_dir():
+            raise ResultsStoreError(f"{path} is a directory, not a results store file")
+        try:
+            # isolation_level=None: transactions are begun explicitly (see _write), so that the
+            # sqlite3 module never opens or commits one behind our back.
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        except sqlite3.Error as exc:
+            raise ResultsStoreError(f"cannot open results store {path}: {exc}") from exc
+        try:
+            _prepare(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, committed on normal exit and rolled back on any exception."""
+        conn = self._conn
+        # IMMEDIATE takes the write lock up front: a deferred transaction that first reads and
+        # then writes can fail with SQLITE_BUSY (without waiting) if another process wrote since.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def upsert_entrant(self, name: str, version: str, command: Sequence[str]) -> int:
+        """Id of entrant (name, version), creating it; its command is updated to ``command``."""
+        if isinstance(command, str):
+            # A bare string is a Sequence[str] too and would be stored one character per item.
+            raise TypeError("command must be an argument list, not a string")
+        with self._write() as conn:
+            row = conn.execute(
+                """
+                INSERT INTO entrants (name, version, command) VALUES (?, ?, ?)
+                ON CONFLICT (name, version) DO UPDATE SET command = excluded.command
+                RETURNING id
+                """,
+                (name, version, json.dumps(list(command))),
+            ).fetchone()
+        return int(row[0])
+
+    def start_run(self, run_id: str, seed: int, settings: Mapping[str, Any]) -> RunInfo:
+        """Create run ``run_id``, or mark an existing one as running again (resume).
+
+        On resume created_at, seed and settings are kept as first stored; the returned
+        ``RunInfo`` carries them so that the caller can refuse to resume with different ones.
+        """
+        _check_int64("seed", seed)
+        settings_json = json.dumps(dict(settings), sort_keys=True, allow_nan=False)
+        with self._write() as conn:
+            conn.execute(
+                """
+                INSERT INTO runs (id, created_at, finished_at, seed, settings, status)
+                VALUES (?, ?, NULL, ?, ?, 'running')
+                ON CONFLICT (id) DO UPDATE SET status = 'running', finished_at = NULL
+                """,
+                (run_id, _now(), seed, settings_json),
+            )
+        info = self.run(run_id)
+        assert info is not None
+        return info
+
+    def finish_run(self, run_id: str, status: Literal["finished", "interrupted"]) -> None:
+        if status not in ("finished", "interrupted"):
+            raise ValueError(f"a run finishes as 'finished' or 'interrupted', not {status!r}")
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
+                (status, _now(), run_id),
+            )
+            if cur.rowcount == 0:
+                raise KeyError(f"unknown run {run_id!r}")
+
+    def ensure_match(self, run_id: str, match_key: str, entrant_ids: tuple[int, int, int]) -> int:
+        """Id of match ``match_key`` of the run, creating it with these entrants (by team).
+
+        An existing match with other entrants is an error: resuming with a different line-up
+        would mix two different matches under one key.
+        """
+        if len(entrant_ids) != 3:
+            raise ValueError(f"a match has one entrant per team, got {entrant_ids!r}")
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                raise KeyError(f"unknown run {run_id!r}")
+            row = conn.execute(
+                """
+                SELECT id, entrant_team0, entrant_team1, entrant_team2
+                FROM matches WHERE run_id = ? AND match_key = ?
+                """,
+                (run_id, match_key),
+            ).fetchone()
+            if row is not None:
+                stored = (row[1], row[2], row[3])
+                if stored != tuple(entrant_ids):
+                    raise ResultsStoreError(
+                        f"match {match_key!r} of run {run_id!r} is stored with entrants "
+                        f"{stored}, not {tuple(entrant_ids)}"
+                    )
+                return int(row[0])
+            try:
+                cur = conn.execute(
+                    """
+                    INSERT INTO matches (run_id, match_key, entrant_team0, entrant_team1,
+                                         entrant_team2, started_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                    (run_id, match_key, *entrant_ids, _now()),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise KeyError(f"unknown entrant among {tuple(entrant_ids)}") from exc
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+    def finish_match(self, run_id: str, match_key: str) -> None:
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE matches SET finished_at = ? WHERE run_id = ? AND match_key = ?",
+                (_now(), run_id, match_key),
+            )
+            if cur.rowcount == 0:
+                raise KeyError(f"unknown match {match_key!r} of run {run_id!r}")
+
+    def record_game(self, run_id: str, match_key: str, game: GameResult) -> int:
+        """Store a finished game with its seat stats and faults; returns the game's id.
+
+        All rows go in one transaction that is committed when this returns, so a game is either
+        fully stored or not at all. Raises ``DuplicateGameError`` if the game is already stored.
+        """
+        _validate_game(game)
+        blob = _compress_record(game.record)
+        finished_at = game.finished_at if game.finished_at is not None else _now()
+        with self._write() as conn:
+            match = conn.execute(
+                """
+                SELECT id, entrant_team0, entrant_team1, entrant_team2
+                FROM matches WHERE run_id = ? AND match_key = ?
+                """,
+                (run_id, match_key),
+            ).fetchone()
+            if match is None:
+                raise KeyError(f"unknown match {match_key!r} of run {run_id!r}")
+            match_id, team_entrants = match[0], (match[1], match[2], match[3])
+            try:
+                cur = conn.execute(
+                    """
+                    INSERT INTO games (run_id, match_id, game_index, seed, winner,
+                                       score_team0, score_team1, score_team2,
+                                       deals, duration_s, record, finished_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    (
+                        run_id,
+                        match_id,
+                        game.game_index,
+                        game.seed,
+                        game.winner,
+                        *game.scores,
+                        game.deals,
+                        game.duration_s,
+                        blob,
+                        finished_at,
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                if exc.sqlite_errorname == "SQLITE_CONSTRAINT_UNIQUE":
+                    raise DuplicateGameError(
+                        f"game {game.game_index} of match {match_key!r} of run {run_id!r} "
+                        "is already stored"
+                    ) from exc
+                raise
+            game_id = cur.lastrowid
+            assert game_id is not None
+            conn.executemany(
+                """
+                INSERT INTO seat_stats (game_id, seat, team, entrant_id, decisions,
+                                        decision_seconds_total, decision_seconds_max,
+                                        bids_made, bids_won, points_won, faults)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    (
+                        game_id,
+                        s.seat,
+                        s.seat % 3,
+                        team_entrants[s.seat % 3],
+                        s.decisions,
+                        s.decision_seconds_total,
+                        s.decision_seconds_max,
+                        s.bids_made,
+                        s.bids_won,
+                        s.points_won,
+                        s.faults,
+                    )
+                    for s in sorted(game.seats, key=lambda s: s.seat)
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO faults (game_id, seat, kind, reason, detail) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, f.seat, f.kind, f.reason, f.detail) for f in game.faults],
+            )
+        return game_id
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def completed_games(self, run_id: str) -> set[tuple[str, int]]:
+        """(match_key, game_index) of every game of the run already stored: what not to replay."""
+        rows = self._conn.execute(
+            """
+            SELECT m.match_key, g.game_index
+            FROM games g JOIN matches m ON m.id = g.match_id
+            WHERE g.run_id = ?
+            """,
+            (run_id,),
+        ).fetchall()
+        return {(str(key), int(index)) for key, index in rows}
+
+    def game_record(self, game_id: int) -> dict[str, Any]:
+        """The JSON game record of a stored game, decompressed; ``KeyError`` if there is none."""
+        row = self._conn.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"unknown game {game_id}")
+        record = json.loads(zlib.decompress(row[0]).decode("utf-8"))
+        if not isinstance(record, dict):
+            raise ResultsStoreError(f"game {game_id} has a record that is not a JSON object")
+        return record
+
+    def find_game(self, game_id: int) -> StoredGame | None:
+        conn = self._conn
+        row = conn.execute(
+            """
+            SELECT g.id, g.run_id, m.match_key, g.game_index, g.seed, g.winner,
+                   g.score_team0, g.score_team1, g.score_team2, g.deals, g.duration_s,
+                   g.finished_at, m.entrant_team0, m.entrant_team1, m.entrant_team2
+            FROM games g JOIN matches m ON m.id = g.match_id
+            WHERE g.id = ?
+            """,
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        seats = tuple(
+            SeatStats(
+                seat=r[0],
+                decisions=r[1],
+                decision_seconds_total=r[2],
+                decision_seconds_max=r[3],
+                bids_made=r[4],
+                bids_won=r[5],
+                points_won=r[6],
+                faults=r[7],
+            )
+            for r in conn.execute(
+                """
+                SELECT seat, decisions, decision_seconds_total, decision_seconds_max,
+                       bids_made, bids_won, points_won, faults
+                FROM seat_stats WHERE game_id = ? ORDER BY seat
+                """,
+                (game_id,),
+            )
+        )
+        faults = tuple(
+            FaultRow(seat=r[0], kind=r[1], reason=r[2], detail=r[3])
+            for r in conn.execute(
+                "SELECT seat, kind, reason, detail FROM faults WHERE game_id = ? ORDER BY id",
+                (game_id,),
+            )
+        )
+        return StoredGame(
+            id=row[0],
+            run_id=row[1],
+            match_key=row[2],
+            game_index=row[3],
+            seed=row[4],
+            winner=row[5],
+            scores=(row[6], row[7], row[8]),
+            deals=row[9],
+            duration_s=row[10],
+            finished_at=row[11],
+            entrant_ids=(row[12], row[13], row[14]),
+            seats=seats,
+            faults=faults,
+        )
+
+    def run(self, run_id: str) -> RunInfo | None:
+        row = self._conn.execute(
+            "SELECT id, created_at, finished_at, seed, settings, status FROM runs WHERE id = ?",
+            (run_id,),
+        ).fetchone()
+        return None if row is None else _run_info(row)
+
+    def runs(self) -> list[RunInfo]:
+        """All runs, oldest first."""
+        rows = self._conn.execute(
+            """
+            SELECT id, created_at, finished_at, seed, settings, status
+            FROM runs ORDER BY created_at, rowid
+            """
+        ).fetchall()
+        return [_run_info(row) for row in rows]
+
+    def latest_run_id(self) -> str | None:
+        row = self._conn.execute(
+            "SELECT id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def entrants(self) -> list[EntrantInfo]:
+        rows = self._conn.execute(
+            "SELECT id, name, version, command FROM entrants ORDER BY id"
+        ).fetchall()
+        return [EntrantInfo(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def entrant_game_rows(self, run_id: str) -> list[stats.EntrantGameRow]:
+        """One row per (game, team) of the run, for ``stats.standings``.
+
+        Grouping by team rather than by entrant matters in two-entrant runs, where one entrant
+        holds two teams of a game: it then gets two rows, one per team it played.
+        """
+        rows = self._conn.execute(
+            """
+            SELECT e.name, e.version, g.winner, s.team,
+                   MAX(s.points_won), g.deals, SUM(s.bids_made), SUM(s.bids_won),
+                   SUM(s.faults), SUM(s.decisions), SUM(s.decision_seconds_total)
+            FROM games g
+            JOIN seat_stats s ON s.game_id = g.id
+            JOIN entrants e ON e.id = s.entrant_id
+            WHERE g.run_id = ?
+            GROUP BY g.id, s.team
+            ORDER BY g.id, s.team
+            """,
+            (run_id,),
+        ).fetchall()
+        result: list[stats.EntrantGameRow] = []
+        for name, version, winner, team, points, deals, made, won, faults, decisions, secs in rows:
+            outcome: stats.Outcome
+            if winner is None:
+                outcome = "draw"
+            elif winner == team:
+                outcome = "win"
+            else:
+                outcome = "loss"
+            result.append(
+                stats.EntrantGameRow(
+                    entrant=entrant_label(name, version),
+                    outcome=outcome,
+                    points=points,
+                    deals=deals,
+                    bids_made=made,
+                    bids_won=won,
+                    faults=faults,
+                    decisions=decisions,
+                    decision_seconds_total=secs,
+                )
+            )
+        return result
+
+    def game_outcomes(self, run_id: str) -> list[stats.GameOutcome]:
+        """One entry per game of the run, for ``stats.head_to_head``."""
+        rows = self._conn.execute(
+            """
+            SELECT e0.name, e0.version, e1.name, e1.version, e2.name, e2.version,
+                   g.score_team0, g.score_team1, g.score_team2, g.winner
+            FROM games g
+            JOIN matches m ON m.id = g.match_id
+            JOIN entrants e0 ON e0.id = m.entrant_team0
+            JOIN entrants e1 ON e1.id = m.entrant_team1
+            JOIN entrants e2 ON e2.id = m.entrant_team2
+            WHERE g.run_id = ?
+            ORDER BY g.id
+            """,
+            (run_id,),
+        ).fetchall()
+        return [
+            stats.GameOutcome(
+                entrants_by_team=(
+                    entrant_label(r[0], r[1]),
+                    entrant_label(r[2], r[3]),
+                    entrant_label(r[4], r[5]),
+                ),
+                final_scores=(r[6], r[7], r[8]),
+                winner=r[9],
+            )
+            for r in rows
+        ]
+
+
+def _run_info(row: tuple[Any, ...]) -> RunInfo:
+    return RunInfo(
+        id=row[0],
+        created_at=row[1],
+        finished_at=row[2],
+        seed=row[3],
+        settings=json.loads(row[4]),
+        status=row[5],
+    )
+
+
+def _prepare(conn: sqlite3.Connection, path: Path) -> None:
+    """Check that ``path`` is a results store of a known version (or new), and set it up."""
+    try:
+        # Reading the header is the first access to the file: on anything that is not SQLite
+        # it fails here, before a byte is written.
+        application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise ResultsStoreError(
+            f"{path} is not a results store: it is not an SQLite database ({exc})"
+        ) from exc
+    if application_id not in (0, APPLICATION_ID) or (application_id == 0 and version != 0):
+        raise ResultsStoreError(
+            f"{path} is an SQLite database but not a Schmier Arena results store "
+            f"(application_id={application_id}, user_version={version})"
+        )
+    if application_id == APPLICATION_ID and version != SCHEMA_VERSION:
+        raise ResultsStoreError(
+            f"{path} has results schema version {version}, but this arena only knows version "
+            f"{SCHEMA_VERSION}"
+        )
+    # Checked before switching to WAL, which would otherwise alter someone else's database.
+    if application_id == 0 and _has_tables(conn):
+        raise _foreign_database(path)
+
+    try:
+        # Durability: in WAL mode a COMMIT appends the transaction to the -wal file with write()
+        # before returning. With synchronous=NORMAL that file is fsync'ed only at checkpoints, so
+        # a killed process (kill -9, crash, OOM) loses nothing it had committed: the data is in
+        # the OS page cache and the next open replays the WAL. Only an OS crash or power loss can
+        # drop the last few commits (never corrupting the file); the resume logic then simply
+        # replays those games, whose seeds are deterministic. FULL would fsync on every commit
+        # to cover power loss as well, which we do not need.
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.DatabaseError as exc:
+        raise ResultsStoreError(f"cannot set up results store {path}: {exc}") from exc
+    if str(mode).lower() != "wal":
+        raise ResultsStoreError(
+            f"results store {path} cannot use WAL journaling (got {mode!r}); "
+            "is it on a file system without shared-memory support?"
+        )
+    if application_id == 0:
+        _create_schema(conn, path)
+
+
+def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have created the schema between our check and taking the lock.
+        if conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+            conn.execute("ROLLBACK")
+            return
+        if _has_tables(conn):
+            raise _foreign_database(path)
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        # PRAGMA arguments cannot be bound parameters; both values are our own integers.
+        conn.execute(f"PRAGMA application_id={APPLICATION_ID:d}")
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION:d}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _has_tables(conn: sqlite3.Connection) -> bool:
+    return bool(conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0])
+
+
+def _foreign_database(path: Path) -> ResultsStoreError:
+    return ResultsStoreError(
+        f"{path} is an SQLite database but not a Schmier Arena results store "
+        "(it already holds other tables)"
+    )

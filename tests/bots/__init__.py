@@ -1,0 +1,1 @@
+"""Tests for arena.bots: bot manifests, builds and bot processes."""

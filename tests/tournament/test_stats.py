@@ -1,0 +1,340 @@
+"""Tests of arena.tournament.stats against independently computed values."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.tournament.stats import (
+    EntrantGameRow,
+    GameOutcome,
+    HeadToHead,
+    Standing,
+    head_to_head,
+    likelihood_of_superiority,
+    standings,
+    win_rate_interval,
+)
+
+# -- Wilson interval ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wins", "games", "confidence", "expected"),
+    [
+        # Textbook values (e.g. Newcombe 1998; any online Wilson calculator).
+        (50, 100, 0.95, (0.4038, 0.5962)),
+        (0, 10, 0.95, (0.0, 0.2775)),
+        (10, 10, 0.95, (0.7225, 1.0)),
+        (1, 10, 0.95, (0.0179, 0.4042)),
+        (81, 263, 0.95, (0.2553, 0.3662)),
+        (50, 100, 0.99, (0.3753, 0.6247)),
+    ],
+)
+def test_wilson_known_values(
+    wins: int, games: int, confidence: float, expected: tuple[float, float]
+) -> None:
+    low, high = win_rate_interval(wins, games, confidence)
+    assert low == pytest.approx(expected[0], abs=1e-4)
+    assert high == pytest.approx(expected[1], abs=1e-4)
+
+
+def test_wilson_extremes_are_exact() -> None:
+    assert win_rate_interval(0, 10)[0] == 0.0
+    assert win_rate_interval(10, 10)[1] == 1.0
+    assert win_rate_interval(0, 0) == (0.0, 1.0)
+
+
+def _score_test_root(k: float, n: int, z: float, lo: float, hi: float) -> float:
+    """Bisection for p where (k - n p)^2 = z^2 n p (1 - p): the definition of the Wilson bounds."""
+
+    def f(p: float) -> float:
+        return (k - n * p) ** 2 - z * z * n * p * (1 - p)
+
+    f_lo = f(lo)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if (f(mid) > 0) == (f_lo > 0):
+            lo, f_lo = mid, f(mid)
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@pytest.mark.parametrize(("wins", "games"), [(5.5, 10), (0.5, 3), (12.5, 40), (99.5, 100)])
+def test_wilson_half_wins_solve_the_score_test(wins: float, games: int) -> None:
+    # Independent of the closed form: the bounds are where the score statistic equals z.
+    z = NormalDist().inv_cdf(0.975)
+    p_hat = wins / games
+    expected_low = _score_test_root(wins, games, z, 0.0, p_hat)
+    expected_high = _score_test_root(wins, games, z, p_hat, 1.0)
+    low, high = win_rate_interval(wins, games)
+    assert low == pytest.approx(expected_low, abs=1e-9)
+    assert high == pytest.approx(expected_high, abs=1e-9)
+
+
+def test_wilson_half_win_lies_between_neighbours() -> None:
+    low5, high5 = win_rate_interval(5, 10)
+    low55, high55 = win_rate_interval(5.5, 10)
+    low6, high6 = win_rate_interval(6, 10)
+    assert low5 < low55 < low6
+    assert high5 < high55 < high6
+
+
+@pytest.mark.parametrize(
+    ("wins", "games", "confidence"),
+    [(0, 1, 0.95), (1, 1, 0.95), (3, 7, 0.95), (50, 100, 0.99), (81, 263, 0.9), (999, 1000, 0.95)],
+)
+def test_wilson_matches_scipy(wins: int, games: int, confidence: float) -> None:
+    # scipy is a project dependency; imported here so that only this test needs it.
+    from scipy.stats import binomtest
+
+    ci = binomtest(wins, games).proportion_ci(confidence_level=confidence, method="wilson")
+    low, high = win_rate_interval(wins, games, confidence)
+    assert low == pytest.approx(ci.low, abs=1e-12)
+    assert high == pytest.approx(ci.high, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("wins", "games", "confidence"),
+    [(-1, 10, 0.95), (11, 10, 0.95), (0, -1, 0.95), (5, 10, 0.0), (5, 10, 1.0)],
+)
+def test_wilson_rejects_nonsense(wins: float, games: int, confidence: float) -> None:
+    with pytest.raises(ValueError):
+        win_rate_interval(wins, games, confidence)
+
+
+@st.composite
+def _counts(draw: st.DrawFn) -> tuple[float, int]:
+    games = draw(st.integers(min_value=1, max_value=100_000))
+    half_wins = draw(st.integers(min_value=0, max_value=2 * games))
+    return half_wins / 2, games
+
+
+@given(_counts())
+def test_wilson_properties(counts: tuple[float, int]) -> None:
+    wins, games = counts
+    p_hat = wins / games
+    low95, high95 = win_rate_interval(wins, games, 0.95)
+    low99, high99 = win_rate_interval(wins, games, 0.99)
+    for low, high in ((low95, high95), (low99, high99)):
+        assert 0.0 <= low <= p_hat <= high <= 1.0
+    assert low99 <= low95
+    assert high99 >= high95
+    assert high99 - low99 > high95 - low95
+
+
+# -- likelihood of superiority -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wins_a", "wins_b", "expected"),
+    [
+        # LOS = Phi((a - b) / sqrt(a + b)); Phi(1) and Phi(2) from normal tables.
+        (0, 0, 0.5),
+        (10, 10, 0.5),
+        (55, 45, 0.8413447),
+        (60, 40, 0.9772499),
+        (40, 60, 0.0227501),
+        (1, 0, 0.8413447),
+        (4, 0, 0.9772499),
+    ],
+)
+def test_los_known_values(wins_a: float, wins_b: float, expected: float) -> None:
+    assert likelihood_of_superiority(wins_a, wins_b) == pytest.approx(expected, abs=1e-6)
+
+
+@given(st.floats(0, 1e6), st.floats(0, 1e6))
+def test_los_is_antisymmetric(a: float, b: float) -> None:
+    los = likelihood_of_superiority(a, b)
+    assert 0.0 <= los <= 1.0
+    assert los + likelihood_of_superiority(b, a) == pytest.approx(1.0)
+
+
+def test_los_rejects_negative_counts() -> None:
+    with pytest.raises(ValueError):
+        likelihood_of_superiority(-1, 3)
+
+
+# -- standings ---------------------------------------------------------------------------------
+
+
+def _row(
+    entrant: str,
+    outcome: str,
+    points: int,
+    deals: int,
+    bids_made: int = 0,
+    bids_won: int = 0,
+    faults: int = 0,
+    decisions: int = 0,
+    seconds: float = 0.0,
+) -> EntrantGameRow:
+    return EntrantGameRow(
+        entrant=entrant,
+        outcome=outcome,  # type: ignore[arg-type]
+        points=points,
+        deals=deals,
+        bids_made=bids_made,
+        bids_won=bids_won,
+        faults=faults,
+        decisions=decisions,
+        decision_seconds_total=seconds,
+    )
+
+
+HAND_ROWS = [
+    _row("A", "win", 30, 10, 4, 3, 0, 100, 2.0),
+    _row("B", "loss", 20, 10, 3, 1, 1, 100, 1.0),
+    _row("C", "loss", 10, 10, 3, 2, 0, 100, 3.0),
+    _row("A", "draw", 25, 12, 2, 2, 0, 120, 1.6),
+    _row("B", "draw", 25, 12, 5, 3, 0, 120, 1.2),
+    _row("C", "draw", 22, 12, 0, 0, 0, 120, 0.6),
+    _row("A", "loss", 5, 8, 0, 0, 2, 80, 0.8),
+    _row("B", "win", 40, 8, 2, 2, 0, 80, 0.8),
+    _row("D", "loss", 15, 8),
+    _row("A", "win", 33, 11, 1, 1, 0, 110, 1.1),
+]
+
+
+def test_standings_hand_computed() -> None:
+    table = standings(HAND_ROWS)
+    assert [s.entrant for s in table] == ["A", "B", "C", "D"]
+    a, b, c, d = table
+
+    assert (a.games, a.wins, a.draws, a.losses) == (4, 2, 1, 1)
+    assert a.score == 2.5
+    assert a.win_rate == 0.625
+    assert a.points_per_deal == pytest.approx(93 / 41)
+    assert (a.bids_made, a.bids_won, a.faults) == (7, 6, 2)
+    assert a.bid_success_rate == pytest.approx(6 / 7)
+    assert a.mean_decision_ms == pytest.approx(5500 / 410)
+    assert (a.ci_low, a.ci_high) == pytest.approx(win_rate_interval(2.5, 4))
+
+    assert (b.games, b.wins, b.draws, b.losses, b.score) == (3, 1, 1, 1, 1.5)
+    assert b.win_rate == 0.5
+    assert b.points_per_deal == pytest.approx(85 / 30)
+    assert b.bid_success_rate == pytest.approx(0.6)
+    assert b.mean_decision_ms == pytest.approx(10.0)
+    assert b.faults == 1
+
+    assert (c.games, c.wins, c.draws, c.losses, c.score, c.win_rate) == (2, 0, 1, 1, 0.5, 0.25)
+    assert c.points_per_deal == pytest.approx(32 / 22)
+    assert c.bid_success_rate == pytest.approx(2 / 3)
+    assert c.mean_decision_ms == pytest.approx(3600 / 220)
+
+    assert d.ci_high == pytest.approx(0.7935, abs=1e-4)  # Wilson 0/1
+    assert d == Standing(
+        entrant="D",
+        games=1,
+        wins=0,
+        draws=0,
+        losses=1,
+        score=0.0,
+        win_rate=0.0,
+        ci_low=0.0,
+        ci_high=d.ci_high,
+        points_per_deal=15 / 8,
+        bids_made=0,
+        bids_won=0,
+        bid_success_rate=None,
+        faults=0,
+        mean_decision_ms=None,
+    )
+
+
+def test_standings_tie_breaks_by_games_then_name() -> None:
+    rows = [
+        _row("zed", "win", 0, 1),
+        _row("zed", "loss", 0, 1),
+        _row("amy", "win", 0, 1),
+        _row("amy", "loss", 0, 1),
+        _row("bob", "draw", 0, 1),
+        _row("bob", "draw", 0, 1),
+        _row("bob", "draw", 0, 1),
+        _row("bob", "win", 0, 1),
+        _row("bob", "loss", 0, 1),
+        _row("bob", "draw", 0, 1),
+    ]
+    assert [s.entrant for s in standings(rows)] == ["bob", "amy", "zed"]
+
+
+def test_standings_empty_and_zero_deals() -> None:
+    assert standings([]) == []
+    (only,) = standings([_row("x", "draw", 0, 0)])
+    assert only.points_per_deal == 0.0
+    assert only.win_rate == 0.5
+
+
+def test_row_rejects_unknown_outcome() -> None:
+    with pytest.raises(ValueError):
+        _row("x", "won", 0, 1)
+
+
+# -- head to head ------------------------------------------------------------------------------
+
+
+HAND_GAMES = [
+    # A wins; C second on score; B last.
+    GameOutcome(("A", "B", "C"), (100, 80, 90), 0),
+    # Draw: A and B share the top score, C below.
+    GameOutcome(("A", "B", "C"), (50, 50, 40), None),
+    # B wins with the lowest score; A and C tie behind.
+    GameOutcome(("B", "A", "C"), (70, 120, 120), 0),
+    # Two entrants: A holds teams 0 and 2 and wins with team 2.
+    GameOutcome(("A", "B", "A"), (30, 60, 90), 2),
+    # Self-play: no pair.
+    GameOutcome(("A", "A", "A"), (10, 20, 30), 2),
+]
+
+
+def test_head_to_head_hand_computed() -> None:
+    table = {(h.a, h.b): h for h in head_to_head(HAND_GAMES)}
+    assert list(table) == [("A", "B"), ("A", "C"), ("B", "A"), ("B", "C"), ("C", "A"), ("C", "B")]
+    expected = {
+        ("A", "B"): (4, 2, 1, 0.625),
+        ("B", "A"): (4, 1, 1, 0.375),
+        ("A", "C"): (3, 2, 1, 2.5 / 3),
+        ("C", "A"): (3, 0, 1, 0.5 / 3),
+        ("B", "C"): (3, 2, 0, 2 / 3),
+        ("C", "B"): (3, 1, 0, 1 / 3),
+    }
+    for pair, (games, ahead, ties, rate) in expected.items():
+        h = table[pair]
+        assert (h.games, h.a_ahead, h.ties) == (games, ahead, ties), pair
+        assert h.rate == pytest.approx(rate)
+        assert (h.ci_low, h.ci_high) == pytest.approx(win_rate_interval(ahead + ties / 2, games))
+    assert table[("A", "B")].b_ahead == 1
+
+
+def test_game_outcome_rejects_bad_winner() -> None:
+    with pytest.raises(ValueError):
+        GameOutcome(("A", "B", "C"), (1, 2, 3), 3)
+
+
+_names = st.sampled_from(["A", "B", "C", "D"])
+_games = st.builds(
+    GameOutcome,
+    st.tuples(_names, _names, _names),
+    st.tuples(*(st.integers(-50, 50) for _ in range(3))),
+    st.one_of(st.none(), st.integers(0, 2)),
+)
+
+
+@given(st.lists(_games, max_size=30))
+def test_head_to_head_is_consistent(games: list[GameOutcome]) -> None:
+    table: dict[tuple[str, str], HeadToHead] = {(h.a, h.b): h for h in head_to_head(games)}
+    for (a, b), h in table.items():
+        mirror = table[(b, a)]
+        assert h.games == mirror.games > 0
+        assert h.ties == mirror.ties
+        assert h.a_ahead == mirror.b_ahead
+        assert h.rate + mirror.rate == pytest.approx(1.0)
+        assert 0.0 <= h.ci_low <= h.rate <= h.ci_high <= 1.0
+        shared = sum(1 for g in games if a in g.entrants_by_team and b in g.entrants_by_team)
+        assert h.games == shared
+    assert not math.isnan(sum(h.rate for h in table.values()))
