@@ -1,0 +1,83 @@
+"""``arena play``: one game between three entrants over gRPC, with real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.bots import BotSpec
+from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
+from arena.referee.table import GameReport, TableSettings
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    report: GameReport
+    record_path: Path
+    log_dir: Path
+    entrants: tuple[BotSpec, BotSpec, BotSpec]
+
+
+def write_record(record: dict[str, object], path: Path) -> Path:
+    """A game record as gzip-compressed JSON (docs/GAME_RECORD.md)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        json.dump(record, out, separators=(",", ":"))
+    return path
+
+
+def read_record(path: Path) -> dict[str, object]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as source:
+        return json.load(source)  # type: ignore[no-any-return]
+
+
+def play_one_game(
+    entrants: Sequence[BotSpec],
+    seed: int,
+    out_dir: Path,
+    settings: TableSettings | None = None,
+    manual_seats: frozenset[int] = frozenset(),
+    on_manual: Callable[[list[ManualSeat]], None] | None = None,
+) -> PlayResult:
+    if len(entrants) != 3:
+        raise ValueError("a game needs three entrants, one per team")
+    triple = (entrants[0], entrants[1], entrants[2])
+    match_id = f"play-{seed}"
+    log_dir = out_dir / "logs" / match_id
+    plan = MatchPlan(
+        match_id=match_id,
+        entrants=triple,
+        seeds=[seed],
+        log_dir=log_dir,
+        settings=settings or TableSettings(),
+        manual_seats=manual_seats,
+        seed=seed,
+    )
+    reports: list[GameReport] = []
+
+    async def main() -> None:
+        async with Referee() as referee:
+            match = Match(referee, plan)
+            match.launch()
+            if match.manual and on_manual is not None:
+                on_manual(match.manual)
+            await match.play(on_game=reports.append)
+
+    _run(main())
+    report = reports[0]
+    path = write_record(report.record, out_dir / "games" / f"{match_id}.json.gz")
+    return PlayResult(report, path, log_dir, triple)
+
+
+def _run(coroutine: object) -> None:
+    try:
+        import uvloop
+
+        uvloop.run(coroutine)  # type: ignore[arg-type]
+    except ImportError:  # pragma: no cover
+        asyncio.run(coroutine)  # type: ignore[arg-type]

@@ -1,0 +1,183 @@
+"""Running matches with real bot processes: the referee server, seat tokens, launching.
+
+``Referee`` owns one gRPC server for any number of concurrent matches. ``Match`` starts
+six processes (one per seat, so partners never share one), plays its games on a
+``Table``, and makes sure no process outlives it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.bots import BotProcess, BotSpec, Limits, start_bot
+from arena.bots.process import BotStartError
+
+from .server import SeatLink, TokenRegistry, create_server, new_token
+from .table import OnGame, Table, TableSettings
+
+MANUAL_JOIN_TIMEOUT_S = 600.0
+
+
+class Referee:
+    """The referee server; by default on a private unix socket (never reachable off-host)."""
+
+    def __init__(self, address: str | None = None, join_timeout: float = 10.0) -> None:
+        self._requested = address
+        self.join_timeout = join_timeout
+        self.registry = TokenRegistry()
+        self.address = ""
+        self._server: object | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    async def start(self) -> str:
+        address = self._requested
+        if address is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="arena-")
+            address = f"unix:{self._tmp.name}/referee.sock"
+        server, self.address = create_server(address, self.registry, MANUAL_JOIN_TIMEOUT_S)
+        await server.start()
+        self._server = server
+        return self.address
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            await self._server.stop(grace=1.0)  # type: ignore[attr-defined]
+            self._server = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    async def __aenter__(self) -> Referee:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+@dataclass
+class MatchPlan:
+    """One seating: the entrant of each team, the game seeds, where logs go."""
+
+    match_id: str
+    entrants: tuple[BotSpec, BotSpec, BotSpec]  # by team (R1.2: team t = seats t, t+3)
+    seeds: Sequence[int]
+    log_dir: Path
+    settings: TableSettings = field(default_factory=TableSettings)
+    limits: Limits = field(default_factory=Limits)
+    manual_seats: frozenset[int] = frozenset()
+    seed: int = 0  # for the bots' own randomness (ARENA_SEED), so a match replays
+
+
+@dataclass
+class ManualSeat:
+    seat: int
+    address: str
+    token: str
+
+
+class Match:
+    """A match's processes and table. ``launch`` early, ``play`` when its turn comes."""
+
+    def __init__(self, referee: Referee, plan: MatchPlan) -> None:
+        self.referee = referee
+        self.plan = plan
+        self.links: list[SeatLink] = []
+        self.processes: list[BotProcess | None] = [None] * 6
+        self.manual: list[ManualSeat] = []
+        self.start_seconds = 0.0  # wall time spent starting processes
+        self._watchers: list[asyncio.Task[None]] = []
+        self.table: Table | None = None
+
+    def launch(self) -> None:
+        """Register six tokens and start six bot processes (not the manual seats)."""
+        plan = self.plan
+        started = time.monotonic()
+        plan.log_dir.mkdir(parents=True, exist_ok=True)
+        for seat in range(6):
+            manual = seat in plan.manual_seats
+            timeout = MANUAL_JOIN_TIMEOUT_S if manual else plan.settings.join_timeout_s
+            link = SeatLink(seat, new_token(), time.monotonic() + timeout)
+            self.referee.registry.register(link)
+            self.links.append(link)
+            if manual:
+                self.manual.append(ManualSeat(seat, self.referee.address, link.token))
+                continue
+            spec = plan.entrants[seat % 3]
+            env = {
+                "ARENA_ADDRESS": self.referee.address,
+                "ARENA_TOKEN": link.token,
+                "ARENA_SEAT": str(seat),
+                "ARENA_SEED": _seat_seed(plan.seed, plan.match_id, seat),
+            }
+            workdir = plan.log_dir / f"seat{seat}"
+            try:
+                process = start_bot(
+                    spec,
+                    env=env,
+                    workdir=workdir,
+                    log_path=plan.log_dir / f"seat{seat}.log",
+                    limits=plan.limits,
+                )
+            except BotStartError:
+                link.close()  # recorded as no_join; the seat is auto-played
+                continue
+            self.processes[seat] = process
+        self.start_seconds = time.monotonic() - started
+
+    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
+        if not self.links:
+            self.launch()
+        for seat, process in enumerate(self.processes):
+            if process is not None:
+                self._watchers.append(asyncio.ensure_future(_watch(process, self.links[seat])))
+        names = [spec.name for spec in self.plan.entrants]
+        meta = {
+            "entrants": [{"name": s.name, "version": s.version} for s in self.plan.entrants],
+        }
+        self.table = Table(
+            self.plan.match_id, self.links, self.plan.seeds, self.plan.settings, names, meta
+        )
+        try:
+            await self.table.play(on_game, skip)
+        finally:
+            await self.shutdown()
+        return self.table
+
+    async def shutdown(self) -> None:
+        """Withdraw the tokens and end every process of the match (TERM, then KILL)."""
+        for link in self.links:
+            self.referee.registry.withdraw(link)
+            link.finished.set()
+        for watcher in self._watchers:
+            watcher.cancel()
+        running = [p for p in self.processes if p is not None]
+        # Well-behaved bots exit on MatchOver; give them a moment before signals.
+        deadline = time.monotonic() + 1.0
+        while any(p.poll() is None for p in running) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.gather(*(asyncio.to_thread(p.stop, 1.0) for p in running))
+
+
+async def _watch(process: BotProcess, link: SeatLink) -> None:
+    """A process that exits closes its seat at once, instead of at the next timeout."""
+    with contextlib.suppress(asyncio.CancelledError):
+        await process.wait_exit()
+        link.close()
+
+
+def _seat_seed(seed: int, match_id: str, seat: int) -> str:
+    digest = hashlib.sha256(f"{seed}:{match_id}:{seat}".encode()).hexdigest()
+    return str(int(digest[:12], 16))
+
+
+def default_log_dir() -> Path:
+    return Path(os.environ.get("ARENA_LOG_DIR", "arena-results/logs"))

@@ -1,0 +1,274 @@
+"""Conversion between protobuf messages of ``arena.v1`` and engine values.
+
+This is the one module that knows both sides; the referee and the Python SDK use it,
+and nothing else touches both the engine's types and the generated ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from arena.engine import (
+    BIDS,
+    CARDS,
+    PASS,
+    PLAYS,
+    TRUMPS,
+    Action,
+    Bid,
+    Card,
+    CardSet,
+    DecisionKind,
+    Discard,
+    DiscardRule,
+    MalformedActionError,
+    NameTrump,
+    Pass,
+    Play,
+    Suit,
+    View,
+)
+from arena.engine import events as ev
+from arena.v1 import arena_pb2 as pb
+
+PROTOCOL_VERSION: Final = pb.PROTOCOL_VERSION_1
+
+SUIT_TO_PB: Final = {
+    Suit.CLUBS: pb.SUIT_CLUBS,
+    Suit.DIAMONDS: pb.SUIT_DIAMONDS,
+    Suit.HEARTS: pb.SUIT_HEARTS,
+    Suit.SPADES: pb.SUIT_SPADES,
+}
+SUIT_FROM_PB: Final = {v: k for k, v in SUIT_TO_PB.items()}
+
+KIND_TO_PB: Final = {
+    DecisionKind.BID: pb.DECISION_KIND_BID,
+    DecisionKind.TRUMP: pb.DECISION_KIND_TRUMP,
+    DecisionKind.DISCARD: pb.DECISION_KIND_DISCARD,
+    DecisionKind.PLAY: pb.DECISION_KIND_PLAY,
+}
+KIND_FROM_PB: Final = {v: k for k, v in KIND_TO_PB.items()}
+
+_ANSWER_FIELD: Final = {
+    DecisionKind.BID: "bid",
+    DecisionKind.TRUMP: "trump",
+    DecisionKind.DISCARD: "discard",
+    DecisionKind.PLAY: "card",
+}
+
+_CARD_TEXT: Final = {str(c): c for c in CARDS}
+
+
+def card_texts(cards: Iterable[Card]) -> list[str]:
+    return [str(c) for c in cards]
+
+
+def parse_cards(texts: Iterable[str]) -> CardSet:
+    """Cards sent by a bot: exact canonical text only, each card once."""
+    mask = 0
+    for text in texts:
+        card = _CARD_TEXT.get(text) or Card.parse(text)
+        if mask & card.bit:
+            raise MalformedActionError(f"card {card} given twice")
+        mask |= card.bit
+    return CardSet(mask)
+
+
+# --- events ----------------------------------------------------------------------------
+
+
+def event_to_pb(event: ev.Event) -> pb.Event:
+    """One engine event as the protocol's ``Event`` (the audience was checked by the caller)."""
+    if isinstance(event, ev.CardPlayed):
+        return pb.Event(card_played=pb.CardPlayed(seat=event.seat, card=str(event.card)))
+    if isinstance(event, ev.TrickWon):
+        return pb.Event(trick_won=pb.TrickWon(trick_number=event.trick_number, winner=event.winner))
+    if isinstance(event, ev.BidMade):
+        return pb.Event(bid_made=pb.BidMade(seat=event.seat, amount=event.amount))
+    if isinstance(event, ev.Exchanged):
+        return pb.Event(
+            exchanged=pb.Exchanged(
+                seat=event.seat, discarded=event.discarded, received=event.received
+            )
+        )
+    if isinstance(event, ev.OwnExchange):
+        return pb.Event(
+            own_exchange=pb.OwnExchange(
+                discarded=card_texts(event.discarded), received=card_texts(event.received)
+            )
+        )
+    if isinstance(event, ev.TrumpNamed):
+        return pb.Event(
+            trump_named=pb.TrumpNamed(
+                seat=event.seat, suit=SUIT_TO_PB[event.suit], contract=event.contract
+            )
+        )
+    if isinstance(event, ev.DealScored):
+        teams = {name: -1 if team is None else team for name, team in event.categories}
+        return pb.Event(
+            deal_scored=pb.DealScored(
+                deal_number=event.deal_number,
+                bidder=event.bidder,
+                contract=event.contract,
+                game_totals=event.game_totals,
+                points=event.points,
+                scores=event.scores,
+                **teams,
+            )
+        )
+    if isinstance(event, ev.DealThrownIn):
+        return pb.Event(deal_thrown_in=pb.DealThrownIn(deal_number=event.deal_number))
+    if isinstance(event, ev.GameEnded):
+        return pb.Event(
+            game_ended=pb.GameEnded(
+                winner=-1 if event.winner is None else event.winner,
+                scores=event.scores,
+                deals=event.deals,
+            )
+        )
+    raise TypeError(f"no protocol form for {event!r}")  # DealStarted/HandDealt: see below
+
+
+def deal_started_to_pb(started: ev.DealStarted, hand: ev.HandDealt) -> pb.Event:
+    """R3: the deal's start carries the receiving seat's own hand (R3.2)."""
+    return pb.Event(
+        deal_started=pb.DealStarted(
+            deal_number=started.deal_number, dealer=started.dealer, hand=card_texts(hand.cards)
+        )
+    )
+
+
+def events_to_pb(events: list[ev.Event]) -> list[pb.Event]:
+    """A seat's events as protocol events; ``DealStarted`` folds in that seat's hand."""
+    out: list[pb.Event] = []
+    pending_start: ev.DealStarted | None = None
+    for event in events:
+        if isinstance(event, ev.DealStarted):
+            pending_start = event
+        elif isinstance(event, ev.HandDealt):
+            assert pending_start is not None
+            out.append(deal_started_to_pb(pending_start, event))
+            pending_start = None
+        else:
+            out.append(event_to_pb(event))
+    return out
+
+
+# --- decision requests -----------------------------------------------------------------
+
+
+def view_to_pb(view: View, game_index: int) -> pb.View:
+    """R10: the seat's view, complete enough for a stateless bot."""
+    current = pb.Trick(
+        leader=view.trick_leader if view.trick_leader is not None else 0,
+        cards=[str(card) for _, card in view.trick_cards],
+        winner=-1,
+    )
+    return pb.View(
+        seat=view.seat,
+        game_index=game_index,
+        deal_number=view.deal_number,
+        dealer=view.dealer,
+        scores=view.scores,
+        hand=card_texts(view.hand),
+        bids=[pb.BidMade(seat=s, amount=a) for s, a in view.bids],
+        bidder=-1 if view.bidder is None else view.bidder,
+        contract=view.contract,
+        trump=SUIT_TO_PB[view.trump] if view.trump is not None else pb.SUIT_UNSPECIFIED,
+        exchanges=[pb.Exchanged(seat=s, discarded=d, received=r) for s, d, r in view.exchanges],
+        own_discarded=card_texts(view.own_discarded),
+        own_received=card_texts(view.own_received),
+        tricks=[
+            pb.Trick(leader=t.leader, cards=card_texts(t.cards), winner=t.winner)
+            for t in view.tricks
+        ],
+        current_trick=current,
+    )
+
+
+def legal_to_pb(legal: list[Action] | DiscardRule) -> pb.LegalChoices:
+    if isinstance(legal, DiscardRule):
+        return pb.LegalChoices(
+            discard=pb.DiscardRule(
+                may=card_texts(legal.may),
+                must=card_texts(legal.must),
+                min_count=legal.min_count,
+                max_count=legal.max_count,
+                dealer=legal.dealer,
+            )
+        )
+    if not legal:
+        return pb.LegalChoices()
+    first = legal[0]
+    if isinstance(first, Play):
+        return pb.LegalChoices(cards=[str(a.card) for a in legal if isinstance(a, Play)])
+    if isinstance(first, NameTrump):
+        return pb.LegalChoices(
+            suits=[SUIT_TO_PB[a.suit] for a in legal if isinstance(a, NameTrump)]
+        )
+    return pb.LegalChoices(bids=[a.amount if isinstance(a, Bid) else 0 for a in legal])
+
+
+def legal_from_pb(
+    kind: DecisionKind, legal: pb.LegalChoices, seat: int, hand: CardSet
+) -> list[Action] | DiscardRule:
+    """The legal choices of a request as engine values (used by the Python SDK)."""
+    if kind is DecisionKind.DISCARD:
+        rule = legal.discard
+        return DiscardRule(
+            seat=seat,
+            hand=hand,
+            may=parse_cards(rule.may),
+            must=parse_cards(rule.must),
+            min_count=rule.min_count,
+            max_count=rule.max_count,
+            dealer=rule.dealer,
+            rule="R5.4" if rule.dealer else "R5.2",
+        )
+    if kind is DecisionKind.PLAY:
+        return [PLAYS[Card.parse(t).index] for t in legal.cards]
+    if kind is DecisionKind.TRUMP:
+        return [TRUMPS[SUIT_FROM_PB[s]] for s in legal.suits]
+    return [BIDS[b] if b else PASS for b in legal.bids]
+
+
+# --- answers -----------------------------------------------------------------------
+
+
+def action_to_answer(request_id: int, action: Action) -> pb.Answer:
+    if isinstance(action, Play):
+        return pb.Answer(request_id=request_id, card=str(action.card))
+    if isinstance(action, Pass):
+        return pb.Answer(request_id=request_id, bid=0)
+    if isinstance(action, Bid):
+        return pb.Answer(request_id=request_id, bid=action.amount)
+    if isinstance(action, NameTrump):
+        return pb.Answer(request_id=request_id, trump=SUIT_TO_PB[action.suit])
+    return pb.Answer(request_id=request_id, discard=pb.CardList(cards=card_texts(action.cards)))
+
+
+class WrongKindError(MalformedActionError):
+    """The answer is for another kind of decision than the one asked."""
+
+
+def answer_to_action(answer: pb.Answer, kind: DecisionKind) -> Action:
+    """Read a bot's answer to a decision of ``kind``; raise on a malformed or wrong answer."""
+    field = answer.WhichOneof("choice")
+    if field is None:
+        raise MalformedActionError(f"the answer sets no choice (expected {_ANSWER_FIELD[kind]})")
+    if field != _ANSWER_FIELD[kind]:
+        raise WrongKindError(f"a {kind.value} decision was asked, but the answer sets {field!r}")
+    if field == "card":
+        card = _CARD_TEXT.get(answer.card) or Card.parse(answer.card)
+        return PLAYS[card.index]
+    if field == "bid":
+        if answer.bid == 0:
+            return PASS
+        return BIDS.get(answer.bid) or Bid(answer.bid)  # Bid() refuses 1, 2, 7…: R4.2
+    if field == "trump":
+        suit = SUIT_FROM_PB.get(answer.trump)
+        if suit is None:
+            raise MalformedActionError(f"not a suit: {answer.trump}")
+        return TRUMPS[suit]
+    return Discard(parse_cards(answer.discard.cards))

@@ -1,0 +1,213 @@
+"""The gRPC side of the referee: the server, seat tokens, and each seat's stream.
+
+One ``grpc.aio`` server serves every table of a process. A bot's stream is bound to its
+seat by a single-use token; from then on the table talks to the seat through its
+``SeatLink`` and never sees gRPC. Requests arrive as raw bytes and are parsed here, so
+that garbage from a bot is a recorded fault and not a dead stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from arena.v1 import arena_pb2 as pb
+
+from .protocol import PROTOCOL_VERSION
+
+SERVICE_NAME: Final = "arena.v1.Referee"
+MAX_MESSAGE_BYTES: Final = 64 * 1024  # far above any honest message (a join, an answer)
+INBOX_LIMIT: Final = 32  # unread messages kept per seat before the rest count as flood
+NAME_LIMIT: Final = 64
+
+
+def new_token() -> str:
+    """An unguessable single-use seat token (192 random bits)."""
+    return secrets.token_urlsafe(24)
+
+
+@dataclass
+class SeatLink:
+    """One seat's connection, as the table sees it: a queue in, a send function out."""
+
+    seat: int
+    token: str
+    join_deadline: float  # time.monotonic() after which the token is refused
+    joined: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    gone: asyncio.Event = field(default_factory=asyncio.Event)  # closed, or process exited
+    inbox: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
+    bot_name: str = ""
+    bot_version: str = ""
+    closed: bool = False  # the stream ended or broke: auto-play from here on
+    overflow: int = 0  # messages dropped because the inbox was full (flood)
+    _context: Any = None
+
+    @property
+    def connected(self) -> bool:
+        return self._context is not None and not self.closed
+
+    async def send(self, message: pb.RefereeMessage, timeout: float) -> bool:
+        """Write one message; False (and the link closed) if the stream is gone or stuck."""
+        if not self.connected:
+            return False
+        try:
+            await asyncio.wait_for(self._context.write(message), timeout)
+        except (TimeoutError, asyncio.CancelledError, grpc.RpcError, RuntimeError, OSError):
+            self.close()
+            return False
+        except Exception:
+            self.close()
+            return False
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.inbox.put_nowait(None)
+        self.gone.set()
+
+
+class TokenRegistry:
+    """The seats waiting for their bot: token to link, each usable once."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, SeatLink] = {}
+        self._used: set[str] = set()
+
+    def register(self, link: SeatLink) -> None:
+        self._open[link.token] = link
+
+    def withdraw(self, link: SeatLink) -> None:
+        """The match is over or the deadline passed: the token is no longer accepted."""
+        if self._open.pop(link.token, None) is not None:
+            self._used.add(link.token)
+
+    def claim(self, token: str) -> tuple[SeatLink | None, grpc.StatusCode, str]:
+        link = self._open.get(token)
+        if link is None:
+            if token in self._used:
+                return None, grpc.StatusCode.ALREADY_EXISTS, "this seat token was already used"
+            return None, grpc.StatusCode.UNAUTHENTICATED, "unknown seat token"
+        if time.monotonic() > link.join_deadline:
+            self.withdraw(link)
+            return (
+                None,
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                "the join deadline for this seat has passed",
+            )
+        del self._open[token]
+        self._used.add(token)
+        return link, grpc.StatusCode.OK, ""
+
+
+class RefereeService:
+    """The ``Play`` handler: join, then shuttle the seat's messages until the match ends."""
+
+    def __init__(self, registry: TokenRegistry, join_timeout: float) -> None:
+        self.registry = registry
+        self.join_timeout = join_timeout
+
+    async def play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        try:
+            raw = await asyncio.wait_for(context.read(), self.join_timeout)
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Join message in time")
+            return
+        if raw is grpc.aio.EOF:
+            return
+        join = _parse_join(raw)
+        if isinstance(join, str):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, join)
+            return
+        if join.protocol_version != PROTOCOL_VERSION:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {join.protocol_version} is not supported; use 1",
+            )
+            return
+        link, code, message = self.registry.claim(join.token)
+        if link is None:
+            await context.abort(code, message)
+            return
+        link.bot_name = join.bot_name[:NAME_LIMIT]
+        link.bot_version = join.bot_version[:NAME_LIMIT]
+        link._context = context
+        link.joined.set()
+        reader = asyncio.ensure_future(_read_into(link, context))
+        try:
+            await link.finished.wait()
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+            link._context = None
+
+
+def _parse_join(raw: bytes) -> pb.Join | str:
+    try:
+        message = pb.BotMessage.FromString(raw)
+    except DecodeError:
+        return "the first message is not a BotMessage"
+    if message.WhichOneof("body") != "join":
+        return "the first message must be a Join"
+    return message.join
+
+
+async def _read_into(link: SeatLink, context: grpc.aio.ServicerContext) -> None:
+    """Move the bot's messages into its inbox; a full inbox drops them (flood)."""
+    try:
+        while True:
+            raw = await context.read()
+            if raw is grpc.aio.EOF:
+                break
+            if link.inbox.qsize() >= INBOX_LIMIT:
+                link.overflow += 1
+                continue
+            link.inbox.put_nowait(raw)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        pass
+    link.close()
+
+
+def _identity(raw: bytes) -> bytes:
+    return raw
+
+
+def create_server(
+    address: str, registry: TokenRegistry, join_timeout: float = 10.0
+) -> tuple[grpc.aio.Server, str]:
+    """A referee server bound to ``address`` (``unix:PATH`` or ``HOST:PORT``; port 0 picks one).
+
+    Returns the server (not started) and the address bots should dial.
+    """
+    service = RefereeService(registry, join_timeout)
+    handler = grpc.stream_stream_rpc_method_handler(
+        service.play,
+        request_deserializer=_identity,
+        response_serializer=pb.RefereeMessage.SerializeToString,
+    )
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", 4 * 1024 * 1024),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    server.add_generic_rpc_handlers(
+        [grpc.method_handlers_generic_handler(SERVICE_NAME, {"Play": handler})]
+    )
+    port = server.add_insecure_port(address)
+    if address.startswith("unix:"):
+        return server, address
+    host = address.rsplit(":", 1)[0]
+    return server, f"{host}:{port}"

@@ -1,0 +1,183 @@
+"""The bot side of the contract for Python bots: connect, join, answer until the match ends."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import grpc  # after arena.referee, which sets grpc's environment
+
+from arena.engine import (
+    PASS,
+    TRUMPS,
+    Action,
+    CardSet,
+    DecisionKind,
+    Discard,
+    DiscardRule,
+    Suit,
+)
+from arena.engine.cards import TRUMP_MASKS
+from arena.referee.protocol import (
+    KIND_FROM_PB,
+    PROTOCOL_VERSION,
+    SUIT_FROM_PB,
+    action_to_answer,
+    legal_from_pb,
+    parse_cards,
+)
+from arena.v1 import arena_pb2 as pb
+
+
+class RefereeRefused(RuntimeError):
+    """The referee refused this bot (wrong token, late join, bad protocol version)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision request, with its view and legal choices as engine values."""
+
+    request: pb.DecisionRequest
+    kind: DecisionKind
+    seat: int
+    hand: CardSet
+    trump: Suit | None
+    legal: Any  # list[Action], or a DiscardRule for DecisionKind.DISCARD
+
+    @property
+    def view(self) -> pb.View:
+        """Everything the seat may know (R10), as sent by the referee."""
+        return self.request.view
+
+    @property
+    def discard_rule(self) -> DiscardRule:
+        assert isinstance(self.legal, DiscardRule)
+        return self.legal
+
+    @classmethod
+    def from_request(cls, request: pb.DecisionRequest) -> Decision:
+        kind = KIND_FROM_PB[request.kind]
+        view = request.view
+        hand = parse_cards(view.hand)
+        trump = SUIT_FROM_PB.get(view.trump)
+        legal = legal_from_pb(kind, request.legal, view.seat, hand)
+        return cls(request, kind, view.seat, hand, trump, legal)
+
+
+class Bot:
+    """Override ``bid``, ``trump``, ``discard`` and ``play`` (or ``decide`` for all)."""
+
+    name = "python-bot"
+    version = "0"
+
+    def decide(self, decision: Decision) -> Action:
+        if decision.kind is DecisionKind.PLAY:
+            return self.play(decision)
+        if decision.kind is DecisionKind.BID:
+            return self.bid(decision)
+        if decision.kind is DecisionKind.DISCARD:
+            return self.discard(decision)
+        return self.trump(decision)
+
+    def bid(self, decision: Decision) -> Action:
+        return PASS
+
+    def trump(self, decision: Decision) -> Action:
+        mask = decision.hand.mask
+        return TRUMPS[max(Suit, key=lambda s: ((mask & TRUMP_MASKS[s]).bit_count(), -s))]
+
+    def discard(self, decision: Decision) -> Action:
+        return Discard(decision.discard_rule.example())
+
+    def play(self, decision: Decision) -> Action:
+        return decision.legal[0]  # type: ignore[no-any-return]
+
+    def on_welcome(self, welcome: pb.Welcome) -> None:
+        """Called once, with the seat, team and time settings."""
+
+    def on_events(self, events: list[pb.Event]) -> None:
+        """Called with each batch of events (R10), before any decision that follows them."""
+
+    def on_notice(self, notice: pb.Notice) -> None:
+        """A fault of this bot; by default logged to stderr."""
+        print(
+            f"[{self.name}] fault {notice.kind}: {notice.reason} (played {notice.fallback})",
+            file=sys.stderr,
+        )
+
+
+async def play_stream(bot: Bot, address: str, token: str) -> str:
+    """Join as the seat of ``token`` and answer until the match ends; return the reason."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.stream_stream(
+            "/arena.v1.Referee/Play",
+            request_serializer=pb.BotMessage.SerializeToString,
+            response_deserializer=pb.RefereeMessage.FromString,
+        )()
+        join = pb.Join(
+            token=token,
+            bot_name=bot.name,
+            bot_version=bot.version,
+            protocol_version=PROTOCOL_VERSION,
+        )
+        try:
+            await call.write(pb.BotMessage(join=join))
+            while True:
+                message = await call.read()
+                if message is grpc.aio.EOF:
+                    return "the referee closed the stream"
+                if message.events:
+                    bot.on_events(list(message.events))
+                body = message.WhichOneof("body")
+                if body == "request":
+                    request = message.request
+                    action = bot.decide(Decision.from_request(request))
+                    answer = action_to_answer(request.id, action)
+                    await call.write(pb.BotMessage(answer=answer))
+                elif body == "welcome":
+                    bot.on_welcome(message.welcome)
+                elif body == "notice":
+                    bot.on_notice(message.notice)
+                elif body == "match_over":
+                    await call.done_writing()
+                    return str(message.match_over.reason)
+        except grpc.aio.AioRpcError as error:
+            code = error.code()
+            if code in (
+                grpc.StatusCode.UNAUTHENTICATED,
+                grpc.StatusCode.ALREADY_EXISTS,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                grpc.StatusCode.INVALID_ARGUMENT,
+            ):
+                raise RefereeRefused(f"{code.name}: {error.details()}") from None
+            if code is grpc.StatusCode.UNAVAILABLE:
+                raise RefereeRefused(f"cannot reach the referee at {address}") from None
+            raise
+
+
+def run(bot: Bot, address: str | None = None, token: str | None = None) -> None:
+    """Connect to the referee named by ARENA_ADDRESS with ARENA_TOKEN, and play the match.
+
+    Problems end the process with a one-line message on stderr and exit status 2.
+    """
+    address = address or os.environ.get("ARENA_ADDRESS")
+    token = token or os.environ.get("ARENA_TOKEN")
+    if not address or not token:
+        sys.exit(f"[{bot.name}] ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)")
+    try:
+        import uvloop
+
+        runner: Any = uvloop.run
+    except ImportError:  # pragma: no cover - uvloop is a dependency on every supported OS
+        runner = asyncio.run
+    try:
+        runner(play_stream(bot, address, token))
+    except RefereeRefused as error:
+        print(f"[{bot.name}] the referee refused this bot: {error}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,45 @@
+"""Sample bot `random`: uniform over the legal choices, but it bids only now and then.
+
+A bot that bid at random would set itself back so often that games last 100+ deals.
+Its randomness is seeded from ARENA_SEED and the game number, so a match replays.
+"""
+
+import os
+import random
+
+from arena.engine import PASS
+from arena.engine.randomplay import BID_PROBABILITY, random_discard
+from arena.sdk import Bot, Decision, run
+
+
+class RandomBot(Bot):
+    name = "random"
+    version = "1"
+
+    def __init__(self) -> None:
+        self.seed = os.environ.get("ARENA_SEED", "0")
+        self.rng = random.Random(self.seed)
+
+    def on_events(self, events):
+        for event in events:
+            if event.WhichOneof("body") == "game_started":
+                self.rng = random.Random(f"{self.seed}:{event.game_started.game_index}")
+
+    def bid(self, decision: Decision):
+        bids = decision.legal[1:]
+        if bids and self.rng.random() < BID_PROBABILITY:
+            return self.rng.choice(bids)
+        return PASS
+
+    def trump(self, decision: Decision):
+        return self.rng.choice(decision.legal)
+
+    def discard(self, decision: Decision):
+        return random_discard(decision.discard_rule, self.rng)
+
+    def play(self, decision: Decision):
+        return self.rng.choice(decision.legal)
+
+
+if __name__ == "__main__":
+    run(RandomBot())
