@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table as RichTable
+
+if TYPE_CHECKING:
+    from arena.bots import BotSpec
+    from arena.tournament.results import ResultsStore
 
 app = typer.Typer(
     help="Schmier Arena: run card-playing bots against each other.",
@@ -47,17 +51,13 @@ def play(
     overage_ms: Annotated[int, typer.Option(help="Overage bank per game (ms).")] = 10_000,
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
-    from arena.bots import BotSpecError, load_bot
     from arena.play import play_one_game
     from arena.referee.match import ManualSeat
     from arena.referee.table import TableSettings
 
     if len(entrants) != 3:
         fail(f"play takes three entrants (one per team), not {len(entrants)}")
-    try:
-        specs = [load_bot(path) for path in entrants]
-    except BotSpecError as error:
-        fail(str(error))
+    specs = load_entrants(entrants)
     manual_seats = frozenset(manual or ())
     if any(not 0 <= s <= 5 for s in manual_seats):
         fail("R1.1: seats are 0..5")
@@ -95,6 +95,163 @@ def play(
         )
     console.print(f"record: {result.record_path}", highlight=False)
     console.print(f"seat logs: {result.log_dir}", highlight=False)
+
+
+SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+DEFAULT_ENTRANTS = ("random", "greedy")
+DEFAULT_DB = Path("arena-results") / "arena.db"
+
+
+def load_entrants(paths: list[str]) -> list[BotSpec]:
+    """Entrants from paths (an executable or a directory with bot.toml)."""
+    from arena.bots import BotSpecError, load_bot
+
+    specs = []
+    for path in paths:
+        try:
+            specs.append(load_bot(path))
+        except BotSpecError as error:
+            fail(str(error))
+    return specs
+
+
+def open_store(db: Path) -> ResultsStore:
+    from arena.tournament.results import ResultsStore, ResultsStoreError
+
+    try:
+        return ResultsStore.open(db)
+    except ResultsStoreError as error:
+        fail(str(error))
+
+
+@app.command()
+def run(
+    entrants: Annotated[
+        list[str] | None,
+        typer.Argument(help="Bots (executable or directory with bot.toml); default: the samples."),
+    ] = None,
+    games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of the whole run: it decides every deal.")] = 1,
+    jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
+    db: Annotated[Path, typer.Option(help="The results database.")] = DEFAULT_DB,
+    decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
+    overage_ms: Annotated[int, typer.Option(help="Overage bank per game (ms).")] = 10_000,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Accepted for clarity: the same command always resumes its run."),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Play a round-robin tournament (duplicate deals) and report win rates.
+
+    Running the same command again resumes the run: only missing games are played.
+    """
+    import os
+
+    from arena.referee.table import TableSettings
+    from arena.tournament.runner import RunConfig, RunInterrupted, run_tournament
+    from arena.tournament.schedule import ScheduleError
+
+    paths = entrants or [str(SAMPLE_BOTS / name) for name in DEFAULT_ENTRANTS]
+    specs = load_entrants(paths)
+    if len(specs) < 2:
+        fail("a tournament needs at least two entrants")
+    if games < 1:
+        fail("--games must be at least 1")
+    open_store(db).close()  # a clear error now for a file that is not a results database
+    config = RunConfig(
+        entrants=tuple(specs),
+        games=games,
+        seed=seed,
+        jobs=jobs or os.cpu_count() or 1,
+        db_path=db,
+        settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
+    )
+    from arena.display import RunProgressBar
+
+    try:
+        with RunProgressBar(console, enabled=not as_json) as bar:
+            summary = run_tournament(config, db.parent / "logs", bar.update)
+    except RunInterrupted as stopped:
+        err_console.print(
+            f"interrupted: {stopped.summary.played} games played in this session are stored; "
+            "run the same command again to resume",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    except ScheduleError as error:
+        fail(str(error))
+    if not as_json:
+        console.print(
+            f"run {summary.run_id}: {summary.played} games played, "
+            f"{summary.skipped} already stored; results in {db}",
+            highlight=False,
+        )
+    show_report(db, summary.run_id, as_json)
+
+
+def show_report(db: Path, run_id: str | None, as_json: bool) -> None:
+    import json
+
+    from arena.display import render_report
+    from arena.tournament.report import UnknownRunError, build_report
+
+    with open_store(db) as store:
+        try:
+            report = build_report(store, run_id)
+        except UnknownRunError as error:
+            fail(str(error))
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        render_report(console, report)
+
+
+@app.command()
+def report(
+    run_id: Annotated[str | None, typer.Argument(help="The run (default: the latest).")] = None,
+    db: Annotated[Path, typer.Option(help="The results database.")] = DEFAULT_DB,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Standings and head-to-head of a stored run."""
+    if not db.exists():
+        fail(f"no results database at {db}")
+    show_report(db, run_id, as_json)
+
+
+@app.command()
+def replay(
+    game: Annotated[str, typer.Argument(help="A game id in the database, or a record file.")],
+    db: Annotated[Path, typer.Option(help="The results database.")] = DEFAULT_DB,
+) -> None:
+    """Print a game deal by deal, after checking its record through the engine."""
+    from arena.engine import ReplayMismatchError
+    from arena.engine import replay as replay_record
+    from arena.play import read_record
+    from arena.render import record_lines
+
+    path = Path(game)
+    if path.is_file():
+        try:
+            record = read_record(path)
+        except (OSError, ValueError) as error:
+            fail(f"cannot read a game record from {path}: {error}")
+    elif game.isdigit():
+        if not db.exists():
+            fail(f"no results database at {db}")
+        with open_store(db) as store:
+            try:
+                record = store.game_record(int(game))
+            except KeyError:
+                fail(f"no game {game} in {db}")
+    else:
+        fail(f"{game!r} is neither a record file nor a game id")
+    try:
+        replay_record(record)
+    except ReplayMismatchError as error:
+        fail(f"the record does not replay: {error}")
+    for line in record_lines(record):
+        console.print(line, highlight=False, markup=False)
 
 
 @bench_app.command("engine")

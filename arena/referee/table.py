@@ -119,6 +119,7 @@ class Table:
         self._game: Game | None = None
         self._game_index = 0
         self._faults_before = 0
+        self.join_wait_seconds = 0.0  # how long the table waited for its bots to join
 
     # --- the match ------------------------------------------------------------------
 
@@ -148,6 +149,7 @@ class Table:
     async def _await_joins(self) -> None:
         """Wait until every seat has joined, gone away, or missed its join deadline."""
         deadline = min(s.link.join_deadline for s in self.seats)
+        waiting_since = time.monotonic()
         pending = [s.link for s in self.seats if not s.link.joined.is_set()]
         waits = [asyncio.ensure_future(_joined_or_gone(link)) for link in pending]
         if waits:
@@ -155,6 +157,7 @@ class Table:
             _, not_done = await asyncio.wait(waits, timeout=timeout)
             for task in not_done:
                 task.cancel()
+        self.join_wait_seconds = time.monotonic() - waiting_since
         for state in self.seats:
             if not state.link.joined.is_set():
                 state.auto = True

@@ -700,6 +700,24 @@ class ResultsStore:
             for r in rows
         ]
 
+    def fault_counts(self, run_id: str) -> dict[str, int]:
+        """How many faults of each kind the run's games recorded."""
+        rows = self._conn.execute(
+            """
+            SELECT f.kind, COUNT(*) FROM faults f JOIN games g ON g.id = f.game_id
+            WHERE g.run_id = ? GROUP BY f.kind ORDER BY f.kind
+            """,
+            (run_id,),
+        ).fetchall()
+        return {kind: count for kind, count in rows}
+
+    def game_ids(self, run_id: str) -> list[int]:
+        """The ids of a run's games, in the order they were stored."""
+        rows = self._conn.execute(
+            "SELECT id FROM games WHERE run_id = ? ORDER BY id", (run_id,)
+        ).fetchall()
+        return [game_id for (game_id,) in rows]
+
 
 def _run_info(row: tuple[Any, ...]) -> RunInfo:
     return RunInfo(

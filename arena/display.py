@@ -1,0 +1,135 @@
+"""Rich renderings for the command line: the run's progress bar and the report tables."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from arena.tournament.report import PAR, RunReport
+from arena.tournament.runner import RunProgress
+
+
+class RunProgressBar:
+    """Games done/total, games per second, ETA and the current leader."""
+
+    def __init__(self, console: Console, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.progress = Progress(
+            TextColumn("[bold]games"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("leader: {task.fields[leader]}"),
+            console=console,
+            disable=not enabled,
+        )
+        self.task: TaskID | None = None
+
+    def __enter__(self) -> RunProgressBar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.progress.__exit__(kind, value, traceback)
+
+    def update(self, state: RunProgress) -> None:
+        import time
+
+        played = state.done - state.already_done
+        elapsed = max(1e-9, time.monotonic() - state.started)
+        rate = f"{played / elapsed:.2f} games/s"
+        if self.task is None:
+            self.task = self.progress.add_task(
+                "run", total=state.total, completed=state.done, rate=rate, leader=state.leader
+            )
+        self.progress.update(self.task, completed=state.done, rate=rate, leader=state.leader)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def render_report(console: Console, report: RunReport) -> None:
+    run = report.run
+    table = Table(
+        title=f"Run {run.id} ({run.status}): {report.games} games, {report.draws} draws; "
+        f"par = {PAR:.1%}",
+    )
+    for column, justify in [
+        ("#", "right"),
+        ("entrant", "left"),
+        ("games", "right"),
+        ("wins", "right"),
+        ("draws", "right"),
+        ("win rate", "right"),
+        ("95% interval", "right"),
+        ("vs par", "left"),
+        ("points/deal", "right"),
+        ("bids won", "right"),
+        ("faults", "right"),
+        ("ms/decision", "right"),
+    ]:
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for rank, s in enumerate(report.standings, start=1):
+        if s.ci_low > PAR:
+            verdict = "[green]above par[/]"
+        elif s.ci_high < PAR:
+            verdict = "[red]below par[/]"
+        else:
+            verdict = "not distinguishable"
+        bids = "-" if not s.bids_made else f"{s.bids_won}/{s.bids_made}"
+        table.add_row(
+            str(rank),
+            s.entrant,
+            str(s.games),
+            str(s.wins),
+            str(s.draws),
+            _pct(s.win_rate),
+            f"{s.ci_low:.1%} – {s.ci_high:.1%}",
+            verdict,
+            f"{s.points_per_deal:.2f}",
+            bids,
+            str(s.faults),
+            "-" if s.mean_decision_ms is None else f"{s.mean_decision_ms:.1f}",
+        )
+    console.print(table)
+    if report.head_to_head:
+        h2h = Table(title="Head to head: how often A finished ahead of B in shared games")
+        for column in ("A", "B", "games", "A ahead", "ties", "B ahead", "A's rate", "95% interval"):
+            h2h.add_column(column)
+        for h in report.head_to_head:
+            if h.a >= h.b:
+                continue  # each pair once; (B, A) is the mirror image
+            h2h.add_row(
+                h.a,
+                h.b,
+                str(h.games),
+                str(h.a_ahead),
+                str(h.ties),
+                str(h.b_ahead),
+                _pct(h.rate),
+                f"{h.ci_low:.1%} – {h.ci_high:.1%}",
+            )
+        console.print(h2h)
+    if report.faults_by_kind:
+        faults = ", ".join(f"{kind}: {n}" for kind, n in report.faults_by_kind.items())
+        console.print(f"faults by kind: {faults}", highlight=False)

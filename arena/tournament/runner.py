@@ -1,0 +1,318 @@
+"""Running a tournament: matches on one referee, ``jobs`` at a time, each game stored as it ends.
+
+A run is identified by what it plays (entrants and their versions, games, seed,
+settings), so running the same command again resumes it: only the games missing from
+the database are played. The next matches' bot processes are started while the current
+ones play, so start-up does not stall the tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.bots import BotSpec, Limits
+from arena.referee.match import Match, MatchPlan, Referee
+from arena.referee.table import GameReport, TableSettings
+from arena.tournament.results import FaultRow, GameResult, ResultsStore, SeatStats, entrant_label
+from arena.tournament.schedule import ScheduledMatch, round_robin, schedule_size
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    entrants: tuple[BotSpec, ...]
+    games: int
+    seed: int
+    jobs: int
+    db_path: Path
+    settings: TableSettings = field(default_factory=TableSettings)
+    limits: Limits = field(default_factory=Limits)
+
+    @property
+    def labels(self) -> list[str]:
+        return [entrant_label(e.name, e.version) for e in self.entrants]
+
+    def identity(self) -> dict[str, Any]:
+        """What a run plays; the same identity means the same run (and resuming it)."""
+        return {
+            "entrants": self.labels,
+            "games": self.games,
+            "seed": self.seed,
+            "table": asdict(self.settings),
+        }
+
+    @property
+    def run_id(self) -> str:
+        canonical = json.dumps(self.identity(), sort_keys=True)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+@dataclass
+class RunProgress:
+    """What the progress display shows; updated as each game is stored."""
+
+    total: int
+    done: int = 0
+    already_done: int = 0
+    started: float = field(default_factory=time.monotonic)
+    wins: Counter[str] = field(default_factory=Counter)
+    games_by_entrant: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def leader(self) -> str:
+        if not self.games_by_entrant:
+            return "-"
+        best = max(
+            self.games_by_entrant, key=lambda e: (self.wins[e] / self.games_by_entrant[e], e)
+        )
+        rate = self.wins[best] / self.games_by_entrant[best]
+        return f"{best} ({rate:.0%})"
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    played: int
+    skipped: int
+    wall_seconds: float
+    decisions: int
+    join_wait_seconds: float  # tables waiting for their bots to start and join
+    launch_seconds: float  # spent in starting processes
+    interrupted: bool = False
+
+
+OnProgress = Callable[[RunProgress], None]
+
+
+def seat_stats(report: GameReport) -> tuple[SeatStats, ...]:
+    points = [0, 0, 0]
+    for deal in report.record["deals"]:
+        for team, won in enumerate(deal.get("points_won", (0, 0, 0))):
+            points[team] += won
+    return tuple(
+        SeatStats(
+            seat=seat,
+            decisions=s.decisions,
+            decision_seconds_total=s.seconds_total,
+            decision_seconds_max=s.seconds_max,
+            bids_made=s.bids_made,
+            bids_won=s.bids_won,
+            points_won=points[seat % 3],
+            faults=s.faults,
+        )
+        for seat, s in enumerate(report.seats)
+    )
+
+
+def game_result(report: GameReport) -> GameResult:
+    return GameResult(
+        game_index=report.game_index,
+        seed=report.seed,
+        winner=report.winner,
+        scores=report.scores,
+        deals=report.deals,
+        duration_s=report.duration_s,
+        record=report.record,
+        seats=seat_stats(report),
+        faults=tuple(
+            FaultRow(f.seat, f.kind.value, f.reason, f"sent={f.sent!r} fallback={f.fallback!r}")
+            for f in report.faults
+        ),
+    )
+
+
+class TournamentRunner:
+    """Plays a run's missing games and stores each one as it finishes."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        store: ResultsStore,
+        log_dir: Path,
+        on_progress: OnProgress | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.log_dir = log_dir
+        self.on_progress = on_progress
+        self.schedule = round_robin(len(config.entrants), config.games, config.seed)
+        self.progress = RunProgress(total=schedule_size(self.schedule))
+        self._matches: list[Match] = []
+
+    async def run(self) -> RunSummary:
+        config, store = self.config, self.store
+        run_id = config.run_id
+        store.start_run(run_id, config.seed, config.identity())
+        entrant_ids = [
+            store.upsert_entrant(e.name, e.version, list(e.command)) for e in config.entrants
+        ]
+        done = store.completed_games(run_id)
+        self.progress.already_done = self.progress.done = len(done)
+        todo: list[tuple[ScheduledMatch, set[int]]] = []
+        for scheduled in self.schedule:
+            skip = {i for i in range(len(scheduled.seeds)) if (scheduled.key, i) in done}
+            if len(skip) < len(scheduled.seeds):
+                todo.append((scheduled, skip))
+            store.ensure_match(run_id, scheduled.key, _ids(entrant_ids, scheduled.entrants))
+        started = time.monotonic()
+        summary = RunSummary(run_id, 0, len(done), 0.0, 0, 0.0, 0.0)
+        self._emit()
+        try:
+            async with Referee(join_timeout=config.settings.join_timeout_s) as referee:
+                await self._play_all(referee, todo, summary)
+        except asyncio.CancelledError:
+            summary.interrupted = True
+            store.finish_run(run_id, "interrupted")
+            raise
+        finally:
+            summary.wall_seconds = time.monotonic() - started
+        store.finish_run(run_id, "finished")
+        return summary
+
+    async def _play_all(
+        self,
+        referee: Referee,
+        todo: Sequence[tuple[ScheduledMatch, set[int]]],
+        summary: RunSummary,
+    ) -> None:
+        jobs = max(1, self.config.jobs)
+        # Launched matches wait here while others play: their bots start up meanwhile.
+        ready: asyncio.Queue[tuple[Match, ScheduledMatch, set[int]] | None] = asyncio.Queue(jobs)
+
+        async def launcher() -> None:
+            for scheduled, skip in todo:
+                match = Match(referee, self._plan(scheduled))
+                match.launch()
+                summary.launch_seconds += match.start_seconds
+                self._matches.append(match)
+                await ready.put((match, scheduled, skip))
+            for _ in range(jobs):
+                await ready.put(None)
+
+        async def worker() -> None:
+            while (item := await ready.get()) is not None:
+                match, scheduled, skip = item
+                key = scheduled.key
+                store_game = functools.partial(self._store_game, scheduled, summary)
+                table = await match.play(on_game=store_game, skip=skip)
+                summary.join_wait_seconds += table.join_wait_seconds
+                self.store.finish_match(self.config.run_id, key)
+
+        tasks = [asyncio.ensure_future(launcher())]
+        tasks += [asyncio.ensure_future(worker()) for _ in range(jobs)]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            # Matches launched but never played must not leave processes behind.
+            await asyncio.gather(*(m.shutdown() for m in self._matches))
+
+    def _store_game(
+        self, scheduled: ScheduledMatch, summary: RunSummary, report: GameReport
+    ) -> None:
+        """Commit one finished game (one transaction) and count it."""
+        self.store.record_game(self.config.run_id, scheduled.key, game_result(report))
+        summary.played += 1
+        summary.decisions += sum(s.decisions for s in report.seats)
+        self._count(scheduled, report)
+
+    def _plan(self, scheduled: ScheduledMatch) -> MatchPlan:
+        config = self.config
+        specs = tuple(config.entrants[i] for i in scheduled.entrants)
+        return MatchPlan(
+            match_id=scheduled.key,
+            entrants=(specs[0], specs[1], specs[2]),
+            seeds=scheduled.seeds,
+            log_dir=self.log_dir / scheduled.key,
+            settings=config.settings,
+            limits=config.limits,
+            seed=config.seed,
+        )
+
+    def _count(self, scheduled: ScheduledMatch, report: GameReport) -> None:
+        progress = self.progress
+        progress.done += 1
+        labels = self.config.labels
+        for team, entrant in enumerate(scheduled.entrants):
+            progress.games_by_entrant[labels[entrant]] += 1
+            if report.winner == team:
+                progress.wins[labels[entrant]] += 1
+        self._emit()
+
+    def _emit(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.progress)
+
+
+def _ids(entrant_ids: Sequence[int], seating: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (entrant_ids[seating[0]], entrant_ids[seating[1]], entrant_ids[seating[2]])
+
+
+class RunInterrupted(Exception):
+    """The run was stopped by a signal; every finished game is stored."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
+
+
+def run_tournament(
+    config: RunConfig, log_root: Path, on_progress: OnProgress | None = None
+) -> RunSummary:
+    """Run (or resume) a tournament to the end; SIGINT/SIGTERM stop it cleanly.
+
+    On a signal the tables stop, every bot process is ended, the run is marked
+    interrupted, and ``RunInterrupted`` is raised; games already stored are kept.
+    """
+    import signal
+
+    with ResultsStore.open(config.db_path) as store:
+        runner = TournamentRunner(config, store, log_root / config.run_id, on_progress)
+        summary_box: list[RunSummary] = []
+
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            task = asyncio.ensure_future(runner.run())
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, task.cancel)
+            try:
+                summary_box.append(await task)
+            finally:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+
+        try:
+            _run_loop(main())
+        except asyncio.CancelledError:
+            raise RunInterrupted(
+                RunSummary(
+                    config.run_id,
+                    runner.progress.done - runner.progress.already_done,
+                    runner.progress.already_done,
+                    0.0,
+                    0,
+                    0.0,
+                    0.0,
+                    interrupted=True,
+                )
+            ) from None
+        return summary_box[0]
+
+
+def _run_loop(coroutine: Any) -> None:
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a dependency on Linux and macOS
+        asyncio.run(coroutine)
+        return
+    uvloop.run(coroutine)
