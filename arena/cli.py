@@ -277,3 +277,82 @@ def bench_engine_command(
 
 def main() -> None:
     app()
+
+
+@bench_app.command("referee")
+def bench_referee_command(
+    games: Annotated[int, typer.Option(help="Games on the table.")] = 20,
+    seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
+    pingpong: Annotated[int, typer.Option(help="Round trips of the bare ping-pong.")] = 5000,
+) -> None:
+    """One table, six real `random` bot processes over gRPC; in-process and ping-pong beside."""
+    from arena.bench.referee import bench_referee
+
+    f = bench_referee(games, seed, pingpong)
+    lines = [
+        f"grpc: {f.games} games, {f.decisions} decisions in {f.play_seconds:.2f} s",
+        f"{f.decisions_per_second:.0f} decisions/s over gRPC",
+        f"round trip per decision: median {f.median_ms:.3f} ms, p99 {f.p99_ms:.3f} ms",
+        f"{f.games_per_second:.2f} games/s over gRPC",
+        f"{f.inprocess_decisions_per_second:.0f} decisions/s in-process (same bots, no gRPC)",
+        f"{f.pingpong_round_trips_per_second:.0f} round trips/s bare gRPC ping-pong "
+        f"({f.pingpong_note})",
+        f"{f.pingpong_six_per_second:.0f} round trips/s bare gRPC, six client processes "
+        "taking turns (a table's pattern)",
+        f"ratio: {f.ratio:.2f}",
+    ]
+    for line in lines:
+        console.print(line, highlight=False)
+
+
+@bench_app.command("greedy")
+def bench_greedy_command(
+    games: Annotated[
+        int, typer.Option(help="Games in all (split over the 3 team positions).")
+    ] = 300,
+    seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
+    jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
+) -> None:
+    """How often `greedy` beats two `random` teams (par 33%), over gRPC with real processes."""
+    import os
+
+    from arena.bench.greedy import bench_greedy
+
+    f = bench_greedy(games, seed, jobs or os.cpu_count() or 1)
+    low, high = f.interval
+    console.print(
+        f"greedy vs two random teams: {f.games} games, {f.wins} wins, {f.draws} draws, "
+        f"{f.faults} faults, {f.seconds:.1f} s",
+        highlight=False,
+    )
+    console.print(
+        f"greedy win rate: {f.win_rate:.1%} (95% interval {low:.1%} – {high:.1%}; par 33.3%)",
+        highlight=False,
+    )
+
+
+@bench_app.command("tournament")
+def bench_tournament_command(
+    games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
+    jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
+) -> None:
+    """A run of the Python sample bots; then the same run one table at a time."""
+    import os
+
+    from arena.bench.tournament import bench_tournament
+
+    f = bench_tournament(games, jobs or os.cpu_count() or 1, seed)
+    s = f.summary
+    lines = [
+        f"run: {s.played} games, {s.decisions} decisions in {s.wall_seconds:.1f} s "
+        f"with {f.jobs} tables",
+        f"{f.games_per_second:.2f} games/s",
+        f"{f.decisions_per_second:.0f} decisions/s",
+        f"start-up share of wall time: {f.startup_share:.1%} "
+        f"(tables waiting for bots to join; {s.launch_seconds:.2f} s spent launching)",
+        f"one table alone: {f.single_games_per_second:.2f} games/s",
+        f"scaling: {f.scaling:.2f} of one table × {f.jobs}",
+    ]
+    for line in lines:
+        console.print(line, highlight=False)

@@ -592,6 +592,11 @@ class Game:
                 self._two_seat = seat
 
     def _play(self, card: Card) -> None:
+        # Test-found fix: a Play around something other than a Card crashed with a
+        # TypeError/AttributeError; apply's contract is MalformedActionError (as for
+        # NameTrump and Discard), with the game unchanged.
+        if not isinstance(card, Card):
+            raise MalformedActionError(f"not a card: {card!r}")
         seat = self.to_act
         index = card.index
         bit = 1 << index

@@ -76,6 +76,14 @@ def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
         "deals": [_deal_record(d) for d in game.deals],
         "result": None,
     }
+    # Test-found fix: the trick in progress was left out, so the record of a game stopped
+    # mid-trick lost the cards already played to it and replayed to a different position.
+    # It is now the last entry of "tricks", with "winner" null.
+    leader, played = game.current_trick
+    if game.phase is Phase.PLAY and played:
+        record["deals"][-1]["tricks"].append(
+            {"leader": leader, "cards": [str(c) for c in played], "winner": None}
+        )
     if game.outcome is not None:
         record["result"] = {
             "winner": game.outcome.winner,

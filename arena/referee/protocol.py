@@ -6,6 +6,7 @@ and nothing else touches both the engine's types and the generated ones.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Final
 
@@ -30,6 +31,8 @@ from arena.engine import (
     View,
 )
 from arena.engine import events as ev
+from arena.engine.cards import indices_of_mask
+from arena.engine.game import Trick
 from arena.v1 import arena_pb2 as pb
 
 PROTOCOL_VERSION: Final = pb.PROTOCOL_VERSION_1
@@ -60,8 +63,14 @@ _ANSWER_FIELD: Final = {
 _CARD_TEXT: Final = {str(c): c for c in CARDS}
 
 
-def card_texts(cards: Iterable[Card]) -> list[str]:
-    return [str(c) for c in cards]
+CARD_TEXTS: Final = tuple(str(c) for c in CARDS)
+
+
+def card_texts(cards: CardSet | Iterable[Card]) -> list[str]:
+    """Card strings in card-index order for a set; in the given order otherwise."""
+    if isinstance(cards, CardSet):
+        return [CARD_TEXTS[i] for i in indices_of_mask(cards.mask)]
+    return [CARD_TEXTS[c.index] for c in cards]
 
 
 def parse_cards(texts: Iterable[str]) -> CardSet:
@@ -81,7 +90,9 @@ def parse_cards(texts: Iterable[str]) -> CardSet:
 def event_to_pb(event: ev.Event) -> pb.Event:
     """One engine event as the protocol's ``Event`` (the audience was checked by the caller)."""
     if isinstance(event, ev.CardPlayed):
-        return pb.Event(card_played=pb.CardPlayed(seat=event.seat, card=str(event.card)))
+        return pb.Event(
+            card_played=pb.CardPlayed(seat=event.seat, card=CARD_TEXTS[event.card.index])
+        )
     if isinstance(event, ev.TrickWon):
         return pb.Event(trick_won=pb.TrickWon(trick_number=event.trick_number, winner=event.winner))
     if isinstance(event, ev.BidMade):
@@ -155,14 +166,54 @@ def events_to_pb(events: list[ev.Event]) -> list[pb.Event]:
     return out
 
 
+class EventTranslator:
+    """Protocol events of one game for each seat, each public event converted only once.
+
+    Every public event goes to six seats; converting it once matters on the hot path.
+    Visibility comes from the engine (``Event.audience``, R10), never decided here.
+    """
+
+    def __init__(self, events: list[ev.Event]) -> None:
+        self.events = events
+        self._public: list[pb.Event | None] = []
+
+    def for_seat(self, seat: int, start: int) -> list[pb.Event]:
+        events = self.events
+        cache = self._public
+        while len(cache) < len(events):
+            event = events[len(cache)]
+            public = event.audience is None and not isinstance(event, ev.DealStarted)
+            cache.append(event_to_pb(event) if public else None)
+        out: list[pb.Event] = []
+        for index in range(start, len(events)):
+            converted = cache[index]
+            if converted is not None:
+                out.append(converted)
+                continue
+            event = events[index]
+            if isinstance(event, ev.HandDealt) and event.seat == seat:
+                started = events[index - 1 - seat]  # DealStarted precedes the six hands
+                assert isinstance(started, ev.DealStarted)
+                out.append(deal_started_to_pb(started, event))
+            elif isinstance(event, ev.OwnExchange) and event.seat == seat:
+                out.append(event_to_pb(event))
+        return out
+
+
 # --- decision requests -----------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def trick_to_pb(trick: Trick) -> pb.Trick:
+    """A completed trick; cached, since every later view of the deal repeats it."""
+    return pb.Trick(leader=trick.leader, cards=card_texts(trick.cards), winner=trick.winner)
 
 
 def view_to_pb(view: View, game_index: int) -> pb.View:
     """R10: the seat's view, complete enough for a stateless bot."""
     current = pb.Trick(
         leader=view.trick_leader if view.trick_leader is not None else 0,
-        cards=[str(card) for _, card in view.trick_cards],
+        cards=[CARD_TEXTS[card.index] for _, card in view.trick_cards],
         winner=-1,
     )
     return pb.View(
@@ -179,10 +230,7 @@ def view_to_pb(view: View, game_index: int) -> pb.View:
         exchanges=[pb.Exchanged(seat=s, discarded=d, received=r) for s, d, r in view.exchanges],
         own_discarded=card_texts(view.own_discarded),
         own_received=card_texts(view.own_received),
-        tricks=[
-            pb.Trick(leader=t.leader, cards=card_texts(t.cards), winner=t.winner)
-            for t in view.tricks
-        ],
+        tricks=[trick_to_pb(t) for t in view.tricks],
         current_trick=current,
     )
 
@@ -202,7 +250,9 @@ def legal_to_pb(legal: list[Action] | DiscardRule) -> pb.LegalChoices:
         return pb.LegalChoices()
     first = legal[0]
     if isinstance(first, Play):
-        return pb.LegalChoices(cards=[str(a.card) for a in legal if isinstance(a, Play)])
+        return pb.LegalChoices(
+            cards=[CARD_TEXTS[a.card.index] for a in legal if isinstance(a, Play)]
+        )
     if isinstance(first, NameTrump):
         return pb.LegalChoices(
             suits=[SUIT_TO_PB[a.suit] for a in legal if isinstance(a, NameTrump)]
@@ -227,7 +277,7 @@ def legal_from_pb(
             rule="R5.4" if rule.dealer else "R5.2",
         )
     if kind is DecisionKind.PLAY:
-        return [PLAYS[Card.parse(t).index] for t in legal.cards]
+        return [PLAYS[(_CARD_TEXT.get(t) or Card.parse(t)).index] for t in legal.cards]
     if kind is DecisionKind.TRUMP:
         return [TRUMPS[SUIT_FROM_PB[s]] for s in legal.suits]
     return [BIDS[b] if b else PASS for b in legal.bids]

@@ -28,6 +28,10 @@ INBOX_LIMIT: Final = 32  # unread messages kept per seat before the rest count a
 NAME_LIMIT: Final = 64
 
 
+class LinkClosedError(Exception):
+    """The seat's stream is closed or broken."""
+
+
 def new_token() -> str:
     """An unguessable single-use seat token (192 random bits)."""
     return secrets.token_urlsafe(24)
@@ -54,16 +58,24 @@ class SeatLink:
     def connected(self) -> bool:
         return self._context is not None and not self.closed
 
-    async def send(self, message: pb.RefereeMessage, timeout: float) -> bool:
-        """Write one message; False (and the link closed) if the stream is gone or stuck."""
+    async def write(self, message: pb.RefereeMessage) -> None:
+        """Write one message; a broken stream closes the link and raises LinkClosedError."""
         if not self.connected:
-            return False
+            raise LinkClosedError
         try:
-            await asyncio.wait_for(self._context.write(message), timeout)
-        except (TimeoutError, asyncio.CancelledError, grpc.RpcError, RuntimeError, OSError):
+            await self._context.write(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # any transport error closes only this seat
             self.close()
-            return False
-        except Exception:
+            raise LinkClosedError from error
+
+    async def send(self, message: pb.RefereeMessage, timeout: float) -> bool:
+        """Write one message within ``timeout``; False (and the link closed) on failure."""
+        try:
+            async with asyncio.timeout(timeout):
+                await self.write(message)
+        except (TimeoutError, LinkClosedError):
             self.close()
             return False
         return True

@@ -31,13 +31,13 @@ from arena.v1 import arena_pb2 as pb
 from .policy import Fault, FaultKind, fallback_action
 from .protocol import (
     KIND_TO_PB,
+    EventTranslator,
     WrongKindError,
     answer_to_action,
-    events_to_pb,
     legal_to_pb,
     view_to_pb,
 )
-from .server import SeatLink
+from .server import LinkClosedError, SeatLink
 
 SEATS = 6
 SEND_TIMEOUT = 5.0  # a bot that does not read its messages for this long is stalled
@@ -119,7 +119,9 @@ class Table:
         self._game: Game | None = None
         self._game_index = 0
         self._faults_before = 0
+        self._translator = EventTranslator([])
         self.join_wait_seconds = 0.0  # how long the table waited for its bots to join
+        self.round_trips: list[float] = []  # seconds per answered decision, for benchmarks
 
     # --- the match ------------------------------------------------------------------
 
@@ -181,6 +183,7 @@ class Table:
 
     async def play_game(self, index: int, seed: int) -> GameReport:
         game = self._game = Game(seed, draw_limit=self.settings.draw_limit)
+        self._translator = EventTranslator(game.events)
         self._game_index = index
         self._faults_before = len(self.faults)
         started = time.monotonic()
@@ -210,7 +213,7 @@ class Table:
 
     def _take_events(self, state: _SeatState, game: Game) -> list[pb.Event]:
         seat = state.link.seat
-        events = events_to_pb(game.events_for(seat, state.cursor))
+        events = self._translator.for_seat(seat, state.cursor)
         state.cursor = len(game.events)
         if state.pending_start is not None:
             events.insert(0, state.pending_start)
@@ -239,16 +242,38 @@ class Table:
             bank_ms=int(state.bank_ms),
         )
         message = pb.RefereeMessage(events=self._take_events(state, game), request=request)
+        if state.link.overflow:
+            dropped, state.link.overflow = state.link.overflow, 0
+            self._fault(state, FaultKind.FLOOD, f"{dropped} unrequested messages were dropped")
         sent_at = time.monotonic()
-        if not await self._send(state, message):
-            game.apply(fallback_action(game))
-            return
-        action, fault = await self._await_answer(state, kind, request_id, sent_at)
+        limit_s = (time_ms + state.bank_ms) / 1000
+        delivered = False
+        action: Action | None = None
+        fault: tuple[FaultKind, str, str] | None = None
+        try:
+            # One deadline for delivering the request and reading the answer: a single
+            # timer per decision, the hot path of every tournament.
+            async with asyncio.timeout(limit_s):
+                await state.link.write(message)
+                delivered = True
+                action, fault = await self._await_answer(state, kind, request_id)
+        except TimeoutError:
+            if delivered:
+                state.bank_ms = 0.0
+                fault = (FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank", "")
+            else:
+                state.link.close()
+                fault = (FaultKind.STALLED, "the bot does not read its messages", "")
+        except LinkClosedError:
+            fault = (FaultKind.CLOSED, "the stream closed or the process died", "")
+        if fault is not None and fault[0] in (FaultKind.CLOSED, FaultKind.STALLED):
+            state.auto = True
         elapsed = time.monotonic() - sent_at
         stats = state.stats
         stats.decisions += 1
         stats.seconds_total += elapsed
         stats.seconds_max = max(stats.seconds_max, elapsed)
+        self.round_trips.append(elapsed)
         over_ms = elapsed * 1000 - time_ms
         if over_ms > 0:
             state.bank_ms = max(0.0, state.bank_ms - over_ms)
@@ -266,28 +291,16 @@ class Table:
         await self._tell_faults(state)
 
     async def _await_answer(
-        self,
-        state: _SeatState,
-        kind: DecisionKind,
-        request_id: int,
-        sent_at: float,
+        self, state: _SeatState, kind: DecisionKind, request_id: int
     ) -> tuple[Action | None, tuple[FaultKind, str, str] | None]:
-        """Wait for the answer to ``request_id``; return it, or the fault that replaced it."""
-        limit_s = (self.settings.decision_ms + state.bank_ms) / 1000
+        """Read until the answer to ``request_id``; return it, or the fault that replaced it.
+
+        The caller bounds the wait with the decision's deadline.
+        """
         while True:
-            remaining = sent_at + limit_s - time.monotonic()
-            try:
-                raw = await asyncio.wait_for(state.link.inbox.get(), max(0.0, remaining))
-            except TimeoutError:
-                state.bank_ms = 0.0
-                return None, (
-                    FaultKind.TIMEOUT,
-                    f"no answer within {self.settings.decision_ms} ms plus the overage bank",
-                    "",
-                )
+            raw = await state.link.inbox.get()
             if raw is None:
-                state.auto = True
-                return None, (FaultKind.CLOSED, "the stream closed or the process died", "")
+                raise LinkClosedError
             try:
                 message = pb.BotMessage.FromString(raw)
             except DecodeError:
