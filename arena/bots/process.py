@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import resource
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -84,8 +87,21 @@ class Limits:
         return pairs
 
 
+def _load_prctl() -> Callable[[int, int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:  # pragma: no cover - not Linux
+        return None
+    return getattr(libc, "prctl", None)
+
+
+_PRCTL = _load_prctl() if sys.platform.startswith("linux") else None
+_PR_SET_PDEATHSIG = 1
+
+
 def _make_preexec(pairs: list[tuple[int, int]]) -> Callable[[], None] | None:
-    if not pairs:
+    prctl = _PRCTL
+    if not pairs and prctl is None:
         # Without preexec_fn subprocess can use vfork/posix_spawn, which is
         # faster and safe in a multi-threaded parent.
         return None
@@ -93,6 +109,10 @@ def _make_preexec(pairs: list[tuple[int, int]]) -> Callable[[], None] | None:
     # Runs in the forked child of a possibly multi-threaded parent, so it only
     # calls setrlimit on precomputed values: no allocation-heavy work, no locks.
     def apply_limits() -> None:
+        if prctl is not None:
+            # If the arena itself dies (even by kill -9), the kernel kills the bot too,
+            # so no bot outlives its arena.
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         for res, value in pairs:
             resource.setrlimit(res, (value, value))
 

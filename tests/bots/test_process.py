@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -304,3 +305,44 @@ def test_executable_file_bot_runs(tmp_path: Path, start: StartFn) -> None:
     proc = start(load_bot(script))
     assert wait_exit(proc) == 0
     assert "solo here" in proc.log_tail()
+
+
+def test_bot_dies_with_a_killed_arena(tmp_path: Path) -> None:
+    """kill -9 of the arena must not leave its bots running (PR_SET_PDEATHSIG)."""
+    bot = tmp_path / "sleeper"
+    bot.write_text("#!/bin/sh\nexec sleep 60\n")
+    bot.chmod(0o755)
+    pid_file = tmp_path / "pid"
+    arena_script = f"""
+import time
+from pathlib import Path
+from arena.bots import Limits, load_bot, start_bot
+process = start_bot(load_bot({str(bot)!r}), env={{}}, workdir=Path({str(tmp_path)!r}) / "w",
+                    log_path=Path({str(tmp_path)!r}) / "log", limits=Limits())
+Path({str(pid_file)!r}).write_text(str(process.pid))
+time.sleep(60)
+"""
+    arena = subprocess.Popen([sys.executable, "-c", arena_script])
+    try:
+        deadline = time.monotonic() + 20
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the arena never started its bot"
+            time.sleep(0.05)
+        bot_pid = int(pid_file.read_text())
+        assert _alive(bot_pid)
+        arena.kill()
+        arena.wait()
+        deadline = time.monotonic() + 5
+        while _alive(bot_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(bot_pid), "the bot outlived its arena"
+    finally:
+        arena.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
