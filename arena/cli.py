@@ -100,17 +100,24 @@ def play(
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 DEFAULT_ENTRANTS = ("random", "greedy")
 DEFAULT_DB = Path("arena-results") / "arena.db"
+DEFAULT_REGISTRY = Path("arena-results") / "registry"
+RegistryOption = Annotated[Path, typer.Option(help="The local bot registry.")]
 
 
-def load_entrants(paths: list[str]) -> list[BotSpec]:
-    """Entrants from paths (an executable or a directory with bot.toml)."""
+def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> list[BotSpec]:
+    """Entrants from paths (an executable or a directory with bot.toml) or registered names."""
     from arena.bots import BotSpecError, load_bot
+    from arena.registry import Registry, RegistryError
 
+    registry = Registry(registry_root)
     specs = []
-    for path in paths:
+    for name in names:
         try:
-            specs.append(load_bot(path))
-        except BotSpecError as error:
+            if Path(name).exists() or "/" in name:
+                specs.append(load_bot(name))
+            else:
+                specs.append(registry.load(registry.find(name)))
+        except (BotSpecError, RegistryError) as error:
             fail(str(error))
     return specs
 
@@ -141,6 +148,10 @@ def run(
         typer.Option(help="Accepted for clarity: the same command always resumes its run."),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    all_registered: Annotated[
+        bool, typer.Option(help="Add every registered bot (newest version of each name).")
+    ] = False,
+    registry: RegistryOption = DEFAULT_REGISTRY,
 ) -> None:
     """Play a round-robin tournament (duplicate deals) and report win rates.
 
@@ -152,8 +163,13 @@ def run(
     from arena.tournament.runner import RunConfig, RunInterrupted, run_tournament
     from arena.tournament.schedule import ScheduleError
 
-    paths = entrants or [str(SAMPLE_BOTS / name) for name in DEFAULT_ENTRANTS]
-    specs = load_entrants(paths)
+    names = list(entrants or [])
+    if all_registered:
+        from arena.registry import Registry
+
+        names += [entry.label() for entry in Registry(registry).latest()]
+    names = names or [str(SAMPLE_BOTS / name) for name in DEFAULT_ENTRANTS]
+    specs = load_entrants(names, registry)
     if len(specs) < 2:
         fail("a tournament needs at least two entrants")
     if games < 1:
@@ -252,6 +268,73 @@ def replay(
         fail(f"the record does not replay: {error}")
     for line in record_lines(record):
         console.print(line, highlight=False, markup=False)
+
+
+@app.command()
+def submit(
+    path: Annotated[
+        Path, typer.Argument(help="The bot: an executable or a directory with bot.toml.")
+    ],
+    name: Annotated[str | None, typer.Option(help="Register under this name.")] = None,
+    games: Annotated[int, typer.Option(help="Games in the validation match.")] = 2,
+    registry: RegistryOption = DEFAULT_REGISTRY,
+    decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
+    join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
+) -> None:
+    """Build a bot, check it in a validation match against the sample bots, register it."""
+    from arena.bots import BotSpecError
+    from arena.referee.table import TableSettings
+    from arena.registry import Registry
+    from arena.submit import submit as submit_bot
+
+    settings = TableSettings(decision_ms=decision_ms, join_timeout_s=join_timeout)
+    try:
+        result = submit_bot(path, Registry(registry), name=name, games=games, settings=settings)
+    except BotSpecError as error:
+        fail(str(error))
+    spec = result.spec
+    console.print(f"checked {spec.name}@{spec.version}:", highlight=False)
+    for check in result.checks:
+        mark = "[green]ok[/]  " if check.passed else "[red]FAIL[/]"
+        detail = f" — {check.detail}" if check.detail else ""
+        console.print(f"  {mark} {check.name}{detail}", highlight=False)
+    if not result.accepted:
+        if result.log_tail.strip():
+            err_console.print("the bot's log ends with:", highlight=False)
+            err_console.print(result.log_tail.rstrip(), highlight=False, markup=False)
+        failed = next(c for c in result.checks if not c.passed)
+        fail(f"{spec.name} refused: {failed.name} failed: {failed.detail}")
+    assert result.entry is not None
+    console.print(f"registered {result.entry.label()} in {registry}", highlight=False)
+
+
+@app.command()
+def bots(
+    registry: RegistryOption = DEFAULT_REGISTRY,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The registered bots and their versions."""
+    import json
+
+    from arena.registry import Registry, RegistryError
+    from arena.registry import as_json as entries_json
+
+    try:
+        entries = Registry(registry).entries()
+    except RegistryError as error:
+        fail(str(error))
+    if as_json:
+        print(json.dumps(entries_json(entries), indent=2))
+        return
+    if not entries:
+        console.print(f"no registered bots in {registry} (add one with `arena submit PATH`)")
+        return
+    table = RichTable(title=f"Registered bots ({registry})")
+    for column in ("name", "version", "registered", "path"):
+        table.add_column(column)
+    for entry in entries:
+        table.add_row(entry.name, entry.version, entry.registered_at, entry.path)
+    console.print(table)
 
 
 @bench_app.command("engine")

@@ -24,6 +24,7 @@ from .server import SeatLink, TokenRegistry, create_server, new_token
 from .table import OnGame, Table, TableSettings
 
 MANUAL_JOIN_TIMEOUT_S = 600.0
+EXIT_GRACE_S = 2.0  # how long a bot may take to exit after MatchOver
 
 
 class Referee:
@@ -96,6 +97,7 @@ class Match:
         self.start_seconds = 0.0  # wall time spent starting processes
         self._watchers: list[asyncio.Task[None]] = []
         self.table: Table | None = None
+        self.lingering: list[int] = []  # seats whose process had to be stopped by signal
 
     def launch(self) -> None:
         """Register six tokens and start six bot processes (not the manual seats)."""
@@ -161,9 +163,11 @@ class Match:
             watcher.cancel()
         running = [p for p in self.processes if p is not None]
         # Well-behaved bots exit on MatchOver; give them a moment before signals.
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + EXIT_GRACE_S
         while any(p.poll() is None for p in running) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
+        if not self.lingering:
+            self.lingering = [s for s, p in enumerate(self.processes) if p and p.poll() is None]
         await asyncio.gather(*(asyncio.to_thread(p.stop, 1.0) for p in running))
 
 

@@ -1,0 +1,145 @@
+"""``arena submit``: build a contestant's bot, check it in a short validation match, register it.
+
+The checks: it builds (if its manifest says how), starts, joins within the deadline,
+answers every decision legally and in time, stays connected, and exits when the match
+ends. A bot that fails any check is refused with the reason and its seat log's tail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.bots import BotBuildError, BotSpec, build_bot, load_bot, read_log_tail
+from arena.referee.match import Match, MatchPlan, Referee
+from arena.referee.policy import Fault, FaultKind
+from arena.referee.table import TableSettings
+from arena.registry import RegisteredBot, Registry
+from arena.tournament.schedule import game_seed
+
+SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+OPPONENTS = ("random", "greedy")
+CANDIDATE_SEATS = (0, 3)  # the candidate plays team 0 (R1.2)
+
+CHECKS: dict[str, tuple[FaultKind, ...]] = {
+    "starts and joins within the deadline": (FaultKind.NO_JOIN,),
+    "answers every decision legally": (
+        FaultKind.ILLEGAL,
+        FaultKind.MALFORMED,
+        FaultKind.WRONG_KIND,
+        FaultKind.WRONG_REQUEST,
+        FaultKind.FLOOD,
+    ),
+    "answers in time": (FaultKind.TIMEOUT, FaultKind.STALLED),
+    "stays connected until the match ends": (FaultKind.CLOSED,),
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    spec: BotSpec
+    checks: list[Check]
+    log_tail: str
+    entry: RegisteredBot | None
+
+    @property
+    def accepted(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+
+def _describe(faults: list[Fault]) -> str:
+    first = faults[0]
+    more = f" (and {len(faults) - 1} more)" if len(faults) > 1 else ""
+    return f"seat {first.seat}, game {first.game_index}: {first.kind.value}: {first.reason}{more}"
+
+
+async def _validate_match(
+    spec: BotSpec, games: int, settings: TableSettings, log_dir: Path
+) -> tuple[list[Fault], list[int], list[int | None]]:
+    opponents = [load_bot(SAMPLE_BOTS / name) for name in OPPONENTS]
+    plan = MatchPlan(
+        match_id="validation",
+        entrants=(spec, opponents[0], opponents[1]),
+        seeds=[game_seed(0, k) for k in range(games)],
+        log_dir=log_dir,
+        settings=settings,
+    )
+    async with Referee() as referee:
+        match = Match(referee, plan)
+        table = await match.play()
+    faults = [f for f in table.faults if f.seat in CANDIDATE_SEATS]
+    processes = [match.processes[seat] for seat in CANDIDATE_SEATS]
+    returncodes = [p.returncode if p is not None else None for p in processes]
+    return faults, [s for s in match.lingering if s in CANDIDATE_SEATS], returncodes
+
+
+def validate(
+    path: Path,
+    *,
+    name: str | None = None,
+    games: int = 2,
+    settings: TableSettings | None = None,
+    work_dir: Path | None = None,
+) -> tuple[BotSpec, list[Check], str]:
+    """Build and check the bot at ``path``; return its spec, the checks and its log's tail."""
+    import uvloop
+
+    spec = load_bot(path)
+    if name:
+        spec = dataclasses.replace(spec, name=name)
+    settings = settings or TableSettings()
+    with tempfile.TemporaryDirectory(prefix="arena-submit-") as tmp:
+        root = work_dir or Path(tmp)
+        checks: list[Check] = []
+        if spec.build:
+            build_log = root / "build.log"
+            try:
+                build_bot(spec, build_log)
+            except BotBuildError as error:
+                checks.append(Check("builds", False, str(error).splitlines()[0]))
+                return spec, checks, error.log_tail
+            checks.append(Check("builds", True, " ".join(spec.build)))
+        log_dir = root / "logs"
+        faults, lingering, returncodes = uvloop.run(_validate_match(spec, games, settings, log_dir))
+        for check, kinds in CHECKS.items():
+            failed = [f for f in faults if f.kind in kinds]
+            detail = _describe(failed) if failed else ""
+            if failed and check.startswith("starts"):
+                codes = [c for c in returncodes if c is not None]
+                if codes:
+                    detail += f"; the process exited with status {codes[0]}"
+            checks.append(Check(check, not failed, detail))
+        checks.append(
+            Check(
+                "exits when the match ends",
+                not lingering,
+                f"seats {lingering} had to be stopped by signal" if lingering else "",
+            )
+        )
+        tail = read_log_tail(log_dir / f"seat{CANDIDATE_SEATS[0]}.log")
+    return spec, checks, tail
+
+
+def submit(
+    path: Path,
+    registry: Registry,
+    *,
+    name: str | None = None,
+    games: int = 2,
+    settings: TableSettings | None = None,
+) -> SubmitResult:
+    spec, checks, tail = validate(path, name=name, games=games, settings=settings)
+    result = SubmitResult(spec, checks, tail, None)
+    if not result.accepted:
+        return result
+    entry = registry.register(spec, path.resolve(), [c.name for c in checks])
+    return dataclasses.replace(result, entry=entry)
