@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -52,6 +53,8 @@ class SeatLink:
     bot_version: str = ""
     closed: bool = False  # the stream ended or broke: auto-play from here on
     overflow: int = 0  # messages dropped because the inbox was full (flood)
+    # Sees every message to and from this seat ("down" and "up"), for transcripts.
+    tap: Callable[[str, pb.RefereeMessage | bytes], None] | None = None
     _context: Any = None
 
     @property
@@ -63,6 +66,8 @@ class SeatLink:
         if not self.connected:
             raise LinkClosedError
         try:
+            if self.tap is not None:
+                self.tap("down", message)
             await self._context.write(message)
         except asyncio.CancelledError:
             raise
@@ -152,6 +157,8 @@ class RefereeService:
         link.bot_name = join.bot_name[:NAME_LIMIT]
         link.bot_version = join.bot_version[:NAME_LIMIT]
         link._context = context
+        if link.tap is not None:
+            link.tap("up", raw)
         link.joined.set()
         reader = asyncio.ensure_future(_read_into(link, context))
         try:
@@ -183,6 +190,8 @@ async def _read_into(link: SeatLink, context: grpc.aio.ServicerContext) -> None:
             if link.inbox.qsize() >= INBOX_LIMIT:
                 link.overflow += 1
                 continue
+            if link.tap is not None:
+                link.tap("up", raw)
             link.inbox.put_nowait(raw)
     except asyncio.CancelledError:
         raise
