@@ -21,8 +21,9 @@ app = typer.Typer(
 bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 
-console = Console()
-err_console = Console(stderr=True)
+# soft_wrap: messages and paths stay on one line whatever the terminal's width.
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 TEAM_LABELS = ("team 0 (seats 0, 3)", "team 1 (seats 1, 4)", "team 2 (seats 2, 5)")
 

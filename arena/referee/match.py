@@ -43,7 +43,7 @@ class Referee:
         if address is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="arena-")
             address = f"unix:{self._tmp.name}/referee.sock"
-        server, self.address = create_server(address, self.registry, MANUAL_JOIN_TIMEOUT_S)
+        server, self.address = create_server(address, self.registry, self.join_timeout)
         await server.start()
         self._server = server
         return self.address

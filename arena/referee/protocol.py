@@ -23,6 +23,7 @@ from arena.engine import (
     DecisionKind,
     Discard,
     DiscardRule,
+    IllegalActionError,
     MalformedActionError,
     NameTrump,
     Pass,
@@ -315,7 +316,9 @@ def answer_to_action(answer: pb.Answer, kind: DecisionKind) -> Action:
     if field == "bid":
         if answer.bid == 0:
             return PASS
-        return BIDS.get(answer.bid) or Bid(answer.bid)  # Bid() refuses 1, 2, 7…: R4.2
+        if answer.bid not in BIDS:
+            raise IllegalActionError("R4.2", f"a bid is 3 to 6 (or 0 to pass), not {answer.bid}")
+        return BIDS[answer.bid]
     if field == "trump":
         suit = SUIT_FROM_PB.get(answer.trump)
         if suit is None:

@@ -98,6 +98,7 @@ class TokenRegistry:
     def __init__(self) -> None:
         self._open: dict[str, SeatLink] = {}
         self._used: set[str] = set()
+        self._expired: set[str] = set()
 
     def register(self, link: SeatLink) -> None:
         self._open[link.token] = link
@@ -105,11 +106,14 @@ class TokenRegistry:
     def withdraw(self, link: SeatLink) -> None:
         """The match is over or the deadline passed: the token is no longer accepted."""
         if self._open.pop(link.token, None) is not None:
-            self._used.add(link.token)
+            self._expired.add(link.token)
 
     def claim(self, token: str) -> tuple[SeatLink | None, grpc.StatusCode, str]:
         link = self._open.get(token)
         if link is None:
+            if token in self._expired:
+                expired = "the join deadline for this seat has passed"
+                return None, grpc.StatusCode.DEADLINE_EXCEEDED, expired
             if token in self._used:
                 return None, grpc.StatusCode.ALREADY_EXISTS, "this seat token was already used"
             return None, grpc.StatusCode.UNAUTHENTICATED, "unknown seat token"

@@ -150,15 +150,10 @@ class Table:
 
     async def _await_joins(self) -> None:
         """Wait until every seat has joined, gone away, or missed its join deadline."""
-        deadline = min(s.link.join_deadline for s in self.seats)
         waiting_since = time.monotonic()
         pending = [s.link for s in self.seats if not s.link.joined.is_set()]
-        waits = [asyncio.ensure_future(_joined_or_gone(link)) for link in pending]
-        if waits:
-            timeout = max(0.0, deadline - time.monotonic())
-            _, not_done = await asyncio.wait(waits, timeout=timeout)
-            for task in not_done:
-                task.cancel()
+        # Each seat until its own deadline: a seat left open for a person is given longer.
+        await asyncio.gather(*(_joined_or_gone(link) for link in pending))
         self.join_wait_seconds = time.monotonic() - waiting_since
         for state in self.seats:
             if not state.link.joined.is_set():
@@ -245,6 +240,7 @@ class Table:
         if state.link.overflow:
             dropped, state.link.overflow = state.link.overflow, 0
             self._fault(state, FaultKind.FLOOD, f"{dropped} unrequested messages were dropped")
+            await self._tell_faults(state)
         sent_at = time.monotonic()
         limit_s = (time_ms + state.bank_ms) / 1000
         delivered = False
@@ -322,6 +318,8 @@ class Table:
                 )
             try:
                 action = answer_to_action(answer, kind)
+            except IllegalActionError as error:
+                return None, (FaultKind.ILLEGAL, str(error), _abbreviate(raw))
             except WrongKindError as error:
                 return None, (FaultKind.WRONG_KIND, str(error), _abbreviate(raw))
             except EngineError as error:
@@ -397,10 +395,12 @@ class Table:
 
 
 async def _joined_or_gone(link: SeatLink) -> None:
+    """Return when the seat has joined, has gone, or its join deadline has passed."""
     joined = asyncio.ensure_future(link.joined.wait())
     gone = asyncio.ensure_future(link.gone.wait())
     try:
-        await asyncio.wait([joined, gone], return_when=asyncio.FIRST_COMPLETED)
+        timeout = max(0.0, link.join_deadline - time.monotonic())
+        await asyncio.wait([joined, gone], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     finally:
         joined.cancel()
         gone.cancel()

@@ -1,0 +1,215 @@
+"""Running real matches for the referee tests, and reading what the test bots recorded.
+
+Every match here is the real thing: a ``Referee`` gRPC server on a unix socket, six bot
+processes started by ``Match``, a ``Table`` enforcing the time and fault policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+from arena.bots import BotSpec, load_bot
+from arena.engine import Action, Game, replay
+from arena.engine.record import recorded_actions
+from arena.referee.match import Match, MatchPlan, Referee
+from arena.referee.policy import Fault, FaultKind, fallback_action
+from arena.referee.protocol import PROTOCOL_VERSION
+from arena.referee.table import GameReport, Table, TableSettings
+from arena.v1 import arena_pb2 as pb
+
+REPO = Path(__file__).resolve().parents[2]
+TEST_BOTS = Path(__file__).resolve().parent / "bots"
+SAMPLE_BOTS = REPO / "sample_bots"
+
+# Small limits keep the suite fast: 200 ms per decision plus a 300 ms bank per game.
+FAST = TableSettings(decision_ms=200, overage_ms=300, join_timeout_s=3)
+
+
+def recorder() -> BotSpec:
+    return load_bot(TEST_BOTS / "recorder")
+
+
+def sleeper() -> BotSpec:
+    return load_bot(TEST_BOTS / "sleeper")
+
+
+def sample(name: str) -> BotSpec:
+    return load_bot(SAMPLE_BOTS / name)
+
+
+@dataclass
+class MatchRun:
+    """A finished match: its table, reports, processes and the seats' recordings."""
+
+    match: Match
+    table: Table
+    reports: list[GameReport]
+    log_dir: Path
+    address: str = ""
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def faults(self) -> list[Fault]:
+        return self.table.faults
+
+    def faults_of(self, seat: int, kind: FaultKind | None = None) -> list[Fault]:
+        return [f for f in self.faults if f.seat == seat and (kind is None or f.kind is kind)]
+
+    def seat_dir(self, seat: int) -> Path:
+        return self.log_dir / f"seat{seat}"
+
+    def messages(self, seat: int) -> list[pb.RefereeMessage]:
+        """Every message the seat's recorder bot received, in order."""
+        return [pb.RefereeMessage.FromString(raw) for raw in read_frames(self.seat_dir(seat))]
+
+    def notices(self, seat: int) -> list[pb.Notice]:
+        return [m.notice for m in self.messages(seat) if m.WhichOneof("body") == "notice"]
+
+    def requests(self, seat: int) -> list[pb.DecisionRequest]:
+        return [m.request for m in self.messages(seat) if m.WhichOneof("body") == "request"]
+
+    def answers(self, seat: int) -> dict[int, str]:
+        """Request id to what the recorder sent: ``str(action)``, or ``"raw"`` for a fault."""
+        path = self.seat_dir(seat) / "answers.jsonl"
+        lines = path.read_text().splitlines() if path.exists() else []
+        return {int(e["request_id"]): str(e["sent"]) for e in map(json.loads, lines)}
+
+
+def read_frames(directory: Path) -> list[bytes]:
+    path = directory / "messages.bin"
+    data = path.read_bytes() if path.exists() else b""
+    frames: list[bytes] = []
+    offset = 0
+    while offset < len(data):
+        (size,) = struct.unpack_from(">I", data, offset)
+        frames.append(data[offset + 4 : offset + 4 + size])
+        offset += 4 + size
+    return frames
+
+
+def run_match(
+    entrants: Sequence[BotSpec],
+    log_dir: Path,
+    seeds: Sequence[int] = (1,),
+    settings: TableSettings = FAST,
+    seed: int = 0,
+    manual_seats: frozenset[int] = frozenset(),
+    alongside: Callable[[Match], Awaitable[object]] | None = None,
+) -> MatchRun:
+    """Play one match with real processes; ``alongside`` runs concurrently (manual seats)."""
+    plan = MatchPlan(
+        match_id=f"test-{seed}",
+        entrants=(entrants[0], entrants[1], entrants[2]),
+        seeds=list(seeds),
+        log_dir=log_dir,
+        settings=settings,
+        manual_seats=manual_seats,
+        seed=seed,
+    )
+    reports: list[GameReport] = []
+    result: dict[str, object] = {}
+
+    async def main() -> MatchRun:
+        async with Referee() as referee:
+            match = Match(referee, plan)
+            match.launch()
+            side = asyncio.ensure_future(alongside(match)) if alongside else None
+            table = await match.play(on_game=reports.append)
+            if side is not None:
+                result["alongside"] = await asyncio.wait_for(side, 30)
+            return MatchRun(match, table, reports, log_dir, referee.address, result)
+
+    return asyncio.run(main())
+
+
+def check_games(run: MatchRun, games: int = 1) -> None:
+    """Every game finished, its record replays, and the record agrees with the report."""
+    assert len(run.reports) == games
+    for report in run.reports:
+        game = replay(report.record)
+        assert game.is_over
+        result = report.record["result"]
+        assert result is not None
+        assert result["winner"] == report.winner
+        assert tuple(result["scores"]) == report.scores
+        assert result["deals"] == report.deals
+
+
+@dataclass(frozen=True)
+class Faulted:
+    """A decision replaced by the referee: the notice, the request and what was played."""
+
+    notice: pb.Notice
+    request: pb.DecisionRequest
+    played: Action
+
+
+def check_seat_decisions(run: MatchRun, seat: int) -> list[Faulted]:
+    """Replay the match and hold every decision of ``seat`` to what it should have been.
+
+    The k-th decision of a seat in the match is its request k (ids count per stream).
+    It must be what the bot answered; for a request the bot got a notice about, the
+    policy's fallback (and the notice names it); for a decision the seat was never asked
+    (auto-played) or never answered, the fallback as well.
+    """
+    notices = {n.request_id: n for n in run.notices(seat) if n.request_id}
+    requests = {r.id: r for r in run.requests(seat)}
+    answers = run.answers(seat)
+    faulted: list[Faulted] = []
+    k = 0
+    for report in run.reports:
+        record = report.record
+        game = Game(int(record["seed"]), draw_limit=int(record["draw_limit"]))
+        for action in recorded_actions(record):
+            if game.to_act == seat:
+                k += 1
+                fallback = fallback_action(game)
+                if k in notices:
+                    assert notices[k].fallback == str(fallback), (k, notices[k])
+                    assert action == fallback, (k, action, fallback)
+                    faulted.append(Faulted(notices[k], requests[k], action))
+                elif k in answers and answers[k] != "raw":
+                    assert str(action) == answers[k], (k, action, answers[k])
+                else:
+                    assert action == fallback, (k, action, fallback)
+            game.apply(action)
+    return faulted
+
+
+# --- raw gRPC clients, for joins the SDK would not send ------------------------------------
+
+
+def join_message(token: str, version: int = PROTOCOL_VERSION) -> bytes:
+    join = pb.Join(token=token, bot_name="raw", bot_version="0", protocol_version=version)
+    return pb.BotMessage(join=join).SerializeToString()
+
+
+def _identity(raw: bytes) -> bytes:
+    return raw
+
+
+async def open_stream(channel: grpc.aio.Channel, first: bytes | None) -> grpc.aio.StreamStreamCall:
+    call = channel.stream_stream(
+        "/arena.v1.Referee/Play", request_serializer=_identity, response_deserializer=_identity
+    )()
+    if first is not None:
+        await call.write(first)
+    return call
+
+
+async def refusal(address: str, first: bytes, wait: float = 5.0) -> tuple[grpc.StatusCode, str]:
+    """Open a stream, send ``first``, and return the status the referee ends it with."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = await open_stream(channel, first)
+        try:
+            message = await asyncio.wait_for(call.read(), wait)
+        except grpc.aio.AioRpcError as error:
+            return error.code(), error.details() or ""
+        raise AssertionError(f"the referee answered instead of refusing: {message!r}")
