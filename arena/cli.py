@@ -50,6 +50,7 @@ def play(
     ] = None,
     decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
     overage_ms: Annotated[int, typer.Option(help="Overage bank per game (ms).")] = 10_000,
+    sandbox: SandboxOption = False,
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
     from arena.play import play_one_game
@@ -72,7 +73,8 @@ def play(
             )
 
     settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
-    result = play_one_game(specs, seed, out, settings, manual_seats, show_manual)
+    check_sandbox(sandbox)
+    result = play_one_game(specs, seed, out, settings, manual_seats, show_manual, sandbox)
     report = result.report
     table = RichTable(title=f"game seed {seed}: {report.deals} deals")
     table.add_column("team")
@@ -103,6 +105,20 @@ DEFAULT_ENTRANTS = ("random", "greedy")
 DEFAULT_DB = Path("arena-results") / "arena.db"
 DEFAULT_REGISTRY = Path("arena-results") / "registry"
 RegistryOption = Annotated[Path, typer.Option(help="The local bot registry.")]
+SandboxOption = Annotated[
+    bool,
+    typer.Option(help="Run each bot in bubblewrap: no network, private filesystem view."),
+]
+
+
+def check_sandbox(sandbox: bool) -> None:
+    if sandbox:
+        from arena.bots.sandbox import SandboxUnavailableError, bubblewrap
+
+        try:
+            bubblewrap()
+        except SandboxUnavailableError as error:
+            fail(str(error))
 
 
 def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> list[BotSpec]:
@@ -153,6 +169,7 @@ def run(
         bool, typer.Option(help="Add every registered bot (newest version of each name).")
     ] = False,
     registry: RegistryOption = DEFAULT_REGISTRY,
+    sandbox: SandboxOption = False,
 ) -> None:
     """Play a round-robin tournament (duplicate deals) and report win rates.
 
@@ -183,7 +200,9 @@ def run(
         jobs=jobs or os.cpu_count() or 1,
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
+        sandbox=sandbox,
     )
+    check_sandbox(sandbox)
     from arena.display import RunProgressBar
 
     try:
@@ -281,6 +300,7 @@ def submit(
     registry: RegistryOption = DEFAULT_REGISTRY,
     decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
     join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
+    sandbox: SandboxOption = False,
 ) -> None:
     """Build a bot, check it in a validation match against the sample bots, register it."""
     from arena.bots import BotSpecError
@@ -290,7 +310,10 @@ def submit(
 
     settings = TableSettings(decision_ms=decision_ms, join_timeout_s=join_timeout)
     try:
-        result = submit_bot(path, Registry(registry), name=name, games=games, settings=settings)
+        check_sandbox(sandbox)
+        result = submit_bot(
+            path, Registry(registry), name=name, games=games, settings=settings, sandbox=sandbox
+        )
     except BotSpecError as error:
         fail(str(error))
     spec = result.spec

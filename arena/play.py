@@ -43,6 +43,7 @@ def play_one_game(
     settings: TableSettings | None = None,
     manual_seats: frozenset[int] = frozenset(),
     on_manual: Callable[[list[ManualSeat]], None] | None = None,
+    sandbox: bool = False,
 ) -> PlayResult:
     if len(entrants) != 3:
         raise ValueError("a game needs three entrants, one per team")
@@ -57,6 +58,7 @@ def play_one_game(
         settings=settings or TableSettings(),
         manual_seats=manual_seats,
         seed=seed,
+        sandbox=sandbox,
     )
     reports: list[GameReport] = []
 

@@ -63,7 +63,7 @@ def _describe(faults: list[Fault]) -> str:
 
 
 async def _validate_match(
-    spec: BotSpec, games: int, settings: TableSettings, log_dir: Path
+    spec: BotSpec, games: int, settings: TableSettings, log_dir: Path, sandbox: bool
 ) -> tuple[list[Fault], list[int], list[int | None]]:
     opponents = [load_bot(SAMPLE_BOTS / name) for name in OPPONENTS]
     plan = MatchPlan(
@@ -72,6 +72,7 @@ async def _validate_match(
         seeds=[game_seed(0, k) for k in range(games)],
         log_dir=log_dir,
         settings=settings,
+        sandbox=sandbox,
     )
     async with Referee() as referee:
         match = Match(referee, plan)
@@ -89,6 +90,7 @@ def validate(
     games: int = 2,
     settings: TableSettings | None = None,
     work_dir: Path | None = None,
+    sandbox: bool = False,
 ) -> tuple[BotSpec, list[Check], str]:
     """Build and check the bot at ``path``; return its spec, the checks and its log's tail."""
     import uvloop
@@ -109,7 +111,9 @@ def validate(
                 return spec, checks, error.log_tail
             checks.append(Check("builds", True, " ".join(spec.build)))
         log_dir = root / "logs"
-        faults, lingering, returncodes = uvloop.run(_validate_match(spec, games, settings, log_dir))
+        faults, lingering, returncodes = uvloop.run(
+            _validate_match(spec, games, settings, log_dir, sandbox)
+        )
         for check, kinds in CHECKS.items():
             failed = [f for f in faults if f.kind in kinds]
             detail = _describe(failed) if failed else ""
@@ -136,8 +140,9 @@ def submit(
     name: str | None = None,
     games: int = 2,
     settings: TableSettings | None = None,
+    sandbox: bool = False,
 ) -> SubmitResult:
-    spec, checks, tail = validate(path, name=name, games=games, settings=settings)
+    spec, checks, tail = validate(path, name=name, games=games, settings=settings, sandbox=sandbox)
     result = SubmitResult(spec, checks, tail, None)
     if not result.accepted:
         return result

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import IO, Self
 
 from arena.bots.manifest import BotSpec, read_log_tail, resolve_command
+from arena.bots.sandbox import Sandbox, sandboxed
 
 __all__ = [
     "BotProcess",
@@ -263,8 +264,11 @@ def start_bot(
     workdir: Path,
     log_path: Path,
     limits: Limits,
+    sandbox: Sandbox | None = None,
 ) -> BotProcess:
     """Launch ``spec.command`` with ``workdir`` as cwd and output captured to ``log_path``.
+
+    With ``sandbox``, the command runs inside bubblewrap (see ``arena.bots.sandbox``).
 
     The environment is the arena's own, plus ``ARENA_BOT_DIR`` (the bot's
     directory) and ``PYTHONUNBUFFERED=1``, plus ``env`` (which wins on
@@ -279,8 +283,13 @@ def start_bot(
     # Resolve again: files the build created did not exist when the
     # manifest was loaded.
     command = list(resolve_command(spec.command, spec.directory))
+    if sandbox is not None:
+        command = sandboxed(command, sandbox, workdir.resolve(), spec.directory.resolve())
+    # The arena's own gRPC tuning (GRPC_*) is for Python's gRPC; other languages' gRPC
+    # libraries read the same variables and may not understand them.
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
     child_env = {
-        **os.environ,
+        **inherited,
         "ARENA_BOT_DIR": str(spec.directory),
         "PYTHONUNBUFFERED": "1",
         **env,

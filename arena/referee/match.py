@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.bots import BotProcess, BotSpec, Limits, start_bot
+from arena.bots import MANIFEST_NAME, BotProcess, BotSpec, Limits, start_bot
 from arena.bots.process import BotStartError
+from arena.bots.sandbox import Sandbox, SandboxUnavailableError
 
 from .server import SeatLink, TokenRegistry, create_server, new_token
 from .table import OnGame, Table, TableSettings
@@ -76,6 +77,7 @@ class MatchPlan:
     limits: Limits = field(default_factory=Limits)
     manual_seats: frozenset[int] = frozenset()
     seed: int = 0  # for the bots' own randomness (ARENA_SEED), so a match replays
+    sandbox: bool = False  # run each bot inside bubblewrap (arena.bots.sandbox)
 
 
 @dataclass
@@ -128,12 +130,28 @@ class Match:
                     workdir=workdir,
                     log_path=plan.log_dir / f"seat{seat}.log",
                     limits=plan.limits,
+                    sandbox=self._sandbox(spec) if plan.sandbox else None,
                 )
             except BotStartError:
                 link.close()  # recorded as no_join; the seat is auto-played
                 continue
             self.processes[seat] = process
         self.start_seconds = time.monotonic() - started
+
+    def _sandbox(self, spec: BotSpec) -> Sandbox:
+        """Hide every seat's files and the other entrants' code; expose only the socket."""
+        # Only directory bots: an executable's directory may be a shared system folder.
+        others = {
+            e.directory.resolve()
+            for e in self.plan.entrants
+            if (e.directory / MANIFEST_NAME).exists()
+        } - {spec.directory.resolve()}
+        address = self.referee.address
+        socket = Path(address.removeprefix("unix:")) if address.startswith("unix:") else None
+        if socket is None:
+            raise SandboxUnavailableError("--sandbox needs the referee on a unix socket")
+        hidden = (self.plan.log_dir.resolve(), *sorted(others))
+        return Sandbox(hidden=hidden, socket=socket)
 
     async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
         if not self.links:

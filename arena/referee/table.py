@@ -180,7 +180,6 @@ class Table:
         game = self._game = Game(seed, draw_limit=self.settings.draw_limit)
         self._translator = EventTranslator(game.events)
         self._game_index = index
-        self._faults_before = len(self.faults)
         started = time.monotonic()
         start_event = pb.Event(
             game_started=pb.GameStarted(game_index=index, first_dealer=game.first_dealer)
@@ -359,7 +358,6 @@ class Table:
             fallback,
         )
         self.faults.append(fault)
-        state.stats.faults += 1
         if kind not in (FaultKind.CLOSED, FaultKind.STALLED, FaultKind.NO_JOIN):
             state.notices.append(
                 pb.Notice(kind=kind.value, reason=reason, request_id=request_id, fallback=fallback)
@@ -372,7 +370,12 @@ class Table:
             await self._send(state, pb.RefereeMessage(notice=notice))
 
     def _report(self, game: Game, index: int, seed: int, duration: float) -> GameReport:
+        """The game's report; it also carries faults from before it (e.g. a missed join)."""
         assert game.outcome is not None
+        faults = self.faults[self._faults_before :]
+        self._faults_before = len(self.faults)
+        for state in self.seats:
+            state.stats.faults = sum(1 for f in faults if f.seat == state.link.seat)
         for deal in game.deals:
             if deal.bidder is None or len(deal.tricks) < 6:
                 continue
@@ -390,7 +393,7 @@ class Table:
             duration_s=duration,
             record=to_record(game, meta),
             seats=[s.stats for s in self.seats],
-            faults=[f for f in self.faults[self._faults_before :] if f.game_index == index],
+            faults=faults,
         )
 
 

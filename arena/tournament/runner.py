@@ -35,6 +35,7 @@ class RunConfig:
     db_path: Path
     settings: TableSettings = field(default_factory=TableSettings)
     limits: Limits = field(default_factory=Limits)
+    sandbox: bool = False  # not part of the run's identity: it does not change results
 
     @property
     def labels(self) -> list[str]:
@@ -237,6 +238,7 @@ class TournamentRunner:
             settings=config.settings,
             limits=config.limits,
             seed=config.seed,
+            sandbox=config.sandbox,
         )
 
     def _count(self, scheduled: ScheduledMatch, report: GameReport) -> None:
