@@ -1,0 +1,158 @@
+"""The C++ sample bot (sample_bots/cpp): built with its manifest, played for real.
+
+Real processes against a real referee, no mocks: the build step (CMake, protoc and
+grpc_cpp_plugin from the system packages) runs as the arena runs it, then the compiled
+binary plays a match of several games against two random teams.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+# The referee package sets grpc's environment and must be imported before grpc is.
+import arena.referee  # noqa: F401
+from arena.bots import BotSpec, alive_processes_in_group, build_bot, load_bot
+from arena.engine import replay
+from arena.referee.match import Match, MatchPlan, Referee
+from arena.referee.table import GameReport, Table, TableSettings
+
+REPO = Path(__file__).resolve().parents[2]
+CPP_BOT = REPO / "sample_bots" / "cpp"
+RANDOM_BOT = REPO / "sample_bots" / "random"
+CPP_SEATS = (0, 3)  # cpp is the first entrant: team 0 (R1.2)
+GAMES = 6
+TOOLS = ("cmake", "g++", "pkg-config", "protoc", "grpc_cpp_plugin")
+
+_missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+if _missing:
+    # On CI a missing toolchain is a broken setup, not a reason to skip.
+    if os.environ.get("CI"):
+        raise RuntimeError(f"the cpp sample bot's tests need {', '.join(_missing)} on PATH")
+    pytest.skip(f"not on PATH: {', '.join(_missing)}", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
+    """The cpp bot, built once with its manifest's build command (CMake)."""
+    spec = load_bot(CPP_BOT)
+    assert spec.name == "cpp"
+    assert spec.command == (str(CPP_BOT / "build" / "bot"),)
+    assert spec.build is not None
+    log = tmp_path_factory.mktemp("cpp-build") / "build.log"
+    build_bot(spec, log, timeout=840)
+    binary = CPP_BOT / "build" / "bot"
+    assert binary.is_file(), log.read_text()
+    assert os.access(binary, os.X_OK)
+    # The arena runs the compiled program itself, not a script wrapping it.
+    assert binary.read_bytes()[:4] == b"\x7fELF"
+    return load_bot(CPP_BOT)  # after the build, as the arena reloads it
+
+
+def play_match(
+    entrants: tuple[BotSpec, BotSpec, BotSpec],
+    log_dir: Path,
+    seeds: list[int],
+    address: str | None = None,
+) -> tuple[Match, Table, list[GameReport]]:
+    plan = MatchPlan(
+        match_id="cpp-vs-random",
+        entrants=entrants,
+        seeds=seeds,
+        log_dir=log_dir,
+        settings=TableSettings(),
+        seed=7,
+    )
+    reports: list[GameReport] = []
+
+    async def main() -> tuple[Match, Table]:
+        async with Referee(address) as referee:
+            match = Match(referee, plan)
+            return match, await match.play(on_game=reports.append)
+
+    match, table = asyncio.run(main())
+    return match, table, reports
+
+
+def check_cpp_seats_clean(
+    match: Match, table: Table, reports: list[GameReport], games: int
+) -> None:
+    assert len(reports) == games
+    for report in reports:
+        game = replay(report.record)
+        assert game.is_over
+        assert game.outcome is not None and game.outcome.winner == report.winner
+        cpp_faults = [f for f in report.faults if f.seat in CPP_SEATS]
+        assert cpp_faults == [], cpp_faults
+    assert [f for f in table.faults if f.seat in CPP_SEATS] == []
+    for seat in CPP_SEATS:
+        assert match.links[seat].bot_name == "cpp"
+        assert reports[-1].seats[seat].decisions > 0
+        process = match.processes[seat]
+        assert process is not None
+        # The bot ends its stream on MatchOver and exits 0 by itself.
+        assert process.returncode == 0, process.log_path.read_text()
+        assert alive_processes_in_group(process.pid) == []
+        log = process.log_path.read_text()
+        assert "fault" not in log and "refused" not in log, log
+        assert "match over: finished" in log, log
+
+
+@pytest.mark.timeout(900)
+def test_cpp_bot_plays_a_clean_match_and_beats_random(cpp_bot: BotSpec, tmp_path: Path) -> None:
+    random_bot = load_bot(RANDOM_BOT)
+    seeds = list(range(1, GAMES + 1))
+    match, table, reports = play_match((cpp_bot, random_bot, random_bot), tmp_path, seeds)
+    check_cpp_seats_clean(match, table, reports, GAMES)
+    # The cpp team names trump whenever it wins the bidding (R5.1).
+    bid_won = sum(report.seats[seat].bids_won for report in reports for seat in CPP_SEATS)
+    assert bid_won > 0
+    # Par against two random teams is 1/3; a bot at least as good wins some of six.
+    wins = sum(1 for report in reports if report.winner == 0)
+    assert wins >= 1, [(r.winner, r.scores) for r in reports]
+
+
+@pytest.mark.timeout(900)
+def test_cpp_bot_over_tcp(cpp_bot: BotSpec, tmp_path: Path) -> None:
+    """ARENA_ADDRESS may also be host:port (the default above is a unix: socket)."""
+    random_bot = load_bot(RANDOM_BOT)
+    match, table, reports = play_match(
+        (cpp_bot, random_bot, random_bot), tmp_path, [42], address="127.0.0.1:0"
+    )
+    assert not match.referee.address.startswith("unix:")
+    check_cpp_seats_clean(match, table, reports, 1)
+
+
+async def run_cpp_with(address_of: str | None, token: str) -> tuple[int | None, str]:
+    async with Referee() as referee:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        env.update(ARENA_ADDRESS=address_of or referee.address, ARENA_TOKEN=token)
+        process = await asyncio.create_subprocess_exec(
+            str(CPP_BOT / "build" / "bot"),
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        return process.returncode, stderr.decode()
+
+
+@pytest.mark.timeout(900)
+def test_refused_join_is_one_line_and_exit_2(cpp_bot: BotSpec) -> None:
+    code, stderr = asyncio.run(run_cpp_with(None, "not-a-seat-token"))
+    assert code == 2
+    assert stderr == "[cpp] the referee refused this bot: UNAUTHENTICATED: unknown seat token\n"
+
+
+@pytest.mark.timeout(900)
+def test_unreachable_referee_is_one_line_and_exit_2(cpp_bot: BotSpec, tmp_path: Path) -> None:
+    address = f"unix:{tmp_path}/nobody-listens.sock"
+    code, stderr = asyncio.run(run_cpp_with(address, "any-token"))
+    assert code == 2
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith(f"[cpp] cannot reach the referee at {address}: UNAVAILABLE: ")

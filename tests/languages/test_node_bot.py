@@ -1,0 +1,145 @@
+"""The JavaScript sample bot (sample_bots/node): built with its manifest, played for real.
+
+Real processes against a real referee, no mocks: the build step (`npm ci`) runs as the
+arena runs it, then node plays a match of several games against two random teams.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+# The referee package sets grpc's environment and must be imported before grpc is.
+import arena.referee  # noqa: F401
+from arena.bots import BotSpec, alive_processes_in_group, build_bot, load_bot
+from arena.engine import replay
+from arena.referee.match import Match, MatchPlan, Referee
+from arena.referee.table import GameReport, Table, TableSettings
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_BOT = REPO / "sample_bots" / "node"
+RANDOM_BOT = REPO / "sample_bots" / "random"
+NODE_SEATS = (0, 3)  # node is the first entrant: team 0 (R1.2)
+GAMES = 6
+
+if shutil.which("node") is None or shutil.which("npm") is None:
+    # On CI a missing Node.js is a broken setup, not a reason to skip.
+    if os.environ.get("CI"):
+        raise RuntimeError("the node sample bot's tests need `node` and `npm` on PATH")
+    pytest.skip("node and npm are not on PATH", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def node_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
+    """The node bot, built once with its manifest's build command (npm ci)."""
+    spec = load_bot(NODE_BOT)
+    assert spec.name == "node"
+    assert spec.build is not None and spec.build[:2] == ("npm", "ci")
+    log = tmp_path_factory.mktemp("node-build") / "build.log"
+    build_bot(spec, log, timeout=300)
+    assert (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir(), log.read_text()
+    return load_bot(NODE_BOT)  # after the build, as the arena reloads it
+
+
+def play_match(
+    entrants: tuple[BotSpec, BotSpec, BotSpec],
+    log_dir: Path,
+    seeds: list[int],
+    address: str | None = None,
+) -> tuple[Match, Table, list[GameReport]]:
+    plan = MatchPlan(
+        match_id="node-vs-random",
+        entrants=entrants,
+        seeds=seeds,
+        log_dir=log_dir,
+        settings=TableSettings(),
+        seed=7,
+    )
+    reports: list[GameReport] = []
+
+    async def main() -> tuple[Match, Table]:
+        async with Referee(address) as referee:
+            match = Match(referee, plan)
+            return match, await match.play(on_game=reports.append)
+
+    match, table = asyncio.run(main())
+    return match, table, reports
+
+
+def check_node_seats_clean(
+    match: Match, table: Table, reports: list[GameReport], games: int
+) -> None:
+    assert len(reports) == games
+    for report in reports:
+        game = replay(report.record)
+        assert game.is_over
+        assert game.outcome is not None and game.outcome.winner == report.winner
+        node_faults = [f for f in report.faults if f.seat in NODE_SEATS]
+        assert node_faults == [], node_faults
+    assert [f for f in table.faults if f.seat in NODE_SEATS] == []
+    for seat in NODE_SEATS:
+        assert match.links[seat].bot_name == "node"
+        assert reports[-1].seats[seat].decisions > 0
+        process = match.processes[seat]
+        assert process is not None
+        # The bot ends its stream on MatchOver and exits 0 by itself.
+        assert process.returncode == 0, process.log_path.read_text()
+        assert alive_processes_in_group(process.pid) == []
+        log = process.log_path.read_text()
+        assert "fault" not in log and "Error" not in log, log
+
+
+@pytest.mark.timeout(300)
+def test_node_bot_plays_a_clean_match_and_beats_random(node_bot: BotSpec, tmp_path: Path) -> None:
+    random_bot = load_bot(RANDOM_BOT)
+    seeds = list(range(1, GAMES + 1))
+    match, table, reports = play_match((node_bot, random_bot, random_bot), tmp_path, seeds)
+    check_node_seats_clean(match, table, reports, GAMES)
+    # Par against two random teams is 1/3; a bot at least as good wins some of six.
+    wins = sum(1 for report in reports if report.winner == 0)
+    assert wins >= 1, [(r.winner, r.scores) for r in reports]
+
+
+@pytest.mark.timeout(120)
+def test_node_bot_over_tcp(node_bot: BotSpec, tmp_path: Path) -> None:
+    """ARENA_ADDRESS may also be host:port (the default above is a unix: socket)."""
+    random_bot = load_bot(RANDOM_BOT)
+    match, table, reports = play_match(
+        (node_bot, random_bot, random_bot), tmp_path, [42], address="127.0.0.1:0"
+    )
+    assert not match.referee.address.startswith("unix:")
+    check_node_seats_clean(match, table, reports, 1)
+
+
+async def run_node_with(address_of: str | None, token: str) -> tuple[int | None, str]:
+    async with Referee() as referee:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        env.update(ARENA_ADDRESS=address_of or referee.address, ARENA_TOKEN=token)
+        process = await asyncio.create_subprocess_exec(
+            "node",
+            str(NODE_BOT / "bot.js"),
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        return process.returncode, stderr.decode()
+
+
+@pytest.mark.timeout(60)
+def test_refused_join_is_one_line_and_exit_2(node_bot: BotSpec) -> None:
+    code, stderr = asyncio.run(run_node_with(None, "not-a-seat-token"))
+    assert code == 2
+    assert stderr == "[node] the referee refused this bot: UNAUTHENTICATED: unknown seat token\n"
+
+
+@pytest.mark.timeout(60)
+def test_unreachable_referee_is_one_line_and_exit_2(node_bot: BotSpec, tmp_path: Path) -> None:
+    address = f"unix:{tmp_path}/nobody-listens.sock"
+    code, stderr = asyncio.run(run_node_with(address, "any-token"))
+    assert code == 2
+    assert stderr == f"[node] cannot reach the referee at {address}\n"
