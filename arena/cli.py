@@ -101,7 +101,7 @@ def play(
 
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
-DEFAULT_ENTRANTS = ("random", "greedy")
+DEFAULT_ENTRANTS = ("random", "greedy", "lowest")
 DEFAULT_DB = Path("arena-results") / "arena.db"
 DEFAULT_REGISTRY = Path("arena-results") / "registry"
 RegistryOption = Annotated[Path, typer.Option(help="The local bot registry.")]
