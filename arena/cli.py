@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -139,11 +140,11 @@ def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> l
     return specs
 
 
-def open_store(db: Path) -> ResultsStore:
+def open_store(db: Path, create: bool = True) -> ResultsStore:
     from arena.tournament.results import ResultsStore, ResultsStoreError
 
     try:
-        return ResultsStore.open(db)
+        return ResultsStore.open(db, create=create)
     except ResultsStoreError as error:
         fail(str(error))
 
@@ -178,7 +179,7 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
-    from arena.tournament.runner import RunConfig, RunInterrupted, run_tournament
+    from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
     from arena.tournament.schedule import ScheduleError
 
     names = list(entrants or [])
@@ -188,6 +189,10 @@ def run(
         names += [entry.label() for entry in Registry(registry).latest()]
     names = names or [str(SAMPLE_BOTS / name) for name in DEFAULT_ENTRANTS]
     specs = load_entrants(names, registry)
+    labels = [f"{spec.name}@{spec.version}" for spec in specs]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        fail(f"an entrant is given twice: {', '.join(repeated)} (same name and version)")
     if len(specs) < 2:
         fail("a tournament needs at least two entrants")
     if games < 1:
@@ -208,6 +213,8 @@ def run(
     try:
         with RunProgressBar(console, enabled=not as_json) as bar:
             summary = run_tournament(config, db.parent / "logs", bar.update)
+    except RunBusyError as error:
+        fail(str(error))
     except RunInterrupted as stopped:
         err_console.print(
             f"interrupted: {stopped.summary.played} games played in this session are stored; "
@@ -232,7 +239,7 @@ def show_report(db: Path, run_id: str | None, as_json: bool) -> None:
     from arena.display import render_report
     from arena.tournament.report import UnknownRunError, build_report
 
-    with open_store(db) as store:
+    with open_store(db, create=False) as store:
         try:
             report = build_report(store, run_id)
         except UnknownRunError as error:
@@ -250,8 +257,6 @@ def report(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Standings and head-to-head of a stored run."""
-    if not db.exists():
-        fail(f"no results database at {db}")
     show_report(db, run_id, as_json)
 
 
@@ -270,12 +275,10 @@ def replay(
     if path.is_file():
         try:
             record = read_record(path)
-        except (OSError, ValueError) as error:
+        except ValueError as error:
             fail(f"cannot read a game record from {path}: {error}")
-    elif game.isdigit():
-        if not db.exists():
-            fail(f"no results database at {db}")
-        with open_store(db) as store:
+    elif re.fullmatch(r"[0-9]{1,18}", game):
+        with open_store(db, create=False) as store:
             try:
                 record = store.game_record(int(game))
             except KeyError:

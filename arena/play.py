@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +32,16 @@ def write_record(record: dict[str, object], path: Path) -> Path:
 
 
 def read_record(path: Path) -> dict[str, object]:
+    """A record file (JSON, or gzip-compressed JSON); any damage raises ValueError."""
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as source:
-        return json.load(source)  # type: ignore[no-any-return]
+    try:
+        with opener(path, "rt", encoding="utf-8") as source:
+            record = json.load(source)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
+        raise ValueError(f"unreadable ({error})") from error
+    if not isinstance(record, dict):
+        raise ValueError("not a game record (a JSON object is expected)")
+    return record
 
 
 def play_one_game(

@@ -17,8 +17,13 @@ CATEGORY_NAMES = {
 
 
 def _team_names(record: dict[str, Any]) -> list[str]:
-    entrants = record.get("meta", {}).get("entrants")
-    if entrants and len(entrants) == 3:
+    meta = record.get("meta")
+    entrants = meta.get("entrants") if isinstance(meta, dict) else None
+    if (
+        isinstance(entrants, list)
+        and len(entrants) == 3
+        and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in entrants)
+    ):
         return [f"team {t} ({e['name']})" for t, e in enumerate(entrants)]
     return [f"team {t}" for t in range(3)]
 

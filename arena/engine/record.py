@@ -141,7 +141,7 @@ def replay(record: Record) -> Game:
                 raise ReplayMismatchError(
                     f"action {step} ({action}) in deal {game.deal_number} was refused: {error}"
                 ) from error
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError, AttributeError, IndexError) as error:
         if isinstance(error, ReplayMismatchError):
             raise
         raise ReplayMismatchError(f"malformed game record: {error!r}") from error

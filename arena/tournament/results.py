@@ -281,13 +281,18 @@ class ResultsStore:
     # -- opening and closing -------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path) -> ResultsStore:
+    def open(cls, path: Path, *, create: bool = True) -> ResultsStore:
         """Open (creating it and its parent directories if needed) the results store at ``path``.
+
+        With ``create=False`` (for commands that only read) a missing or empty file is an
+        error and nothing is written.
 
         Raises ``ResultsStoreError`` if the file is not an SQLite database, is some other SQLite
         database, or has a schema version this code does not know.
         """
         path = Path(path)
+        if not create and (not path.is_file() or path.stat().st_size == 0):
+            raise ResultsStoreError(f"no results database at {path}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -9,12 +9,14 @@ ones play, so start-up does not stall the tables.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import functools
 import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,14 @@ from typing import Any
 from arena.bots import BotSpec, Limits
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
-from arena.tournament.results import FaultRow, GameResult, ResultsStore, SeatStats, entrant_label
+from arena.tournament.results import (
+    DuplicateGameError,
+    FaultRow,
+    GameResult,
+    ResultsStore,
+    SeatStats,
+    entrant_label,
+)
 from arena.tournament.schedule import ScheduledMatch, round_robin, schedule_size
 
 
@@ -185,27 +194,32 @@ class TournamentRunner:
         summary: RunSummary,
     ) -> None:
         jobs = max(1, self.config.jobs)
-        # Launched matches wait here while others play: their bots start up meanwhile.
-        ready: asyncio.Queue[tuple[Match, ScheduledMatch, set[int]] | None] = asyncio.Queue(jobs)
+        # Launched matches wait in `ready` while others play, so their bots start up
+        # meanwhile; `launch_slots` bounds how many are launched ahead.
+        ready: asyncio.Queue[tuple[Match, ScheduledMatch, set[int]] | None] = asyncio.Queue()
+        launch_slots = asyncio.Semaphore(jobs)
 
         async def launcher() -> None:
-            for scheduled, skip in todo:
-                match = Match(referee, self._plan(scheduled))
-                match.launch()
-                summary.launch_seconds += match.start_seconds
-                self._matches.append(match)
-                await ready.put((match, scheduled, skip))
-            for _ in range(jobs):
-                await ready.put(None)
+            try:
+                for scheduled, skip in todo:
+                    await launch_slots.acquire()
+                    match = Match(referee, self._plan(scheduled))
+                    match.launch()
+                    summary.launch_seconds += match.start_seconds
+                    self._matches.append(match)
+                    ready.put_nowait((match, scheduled, skip))
+            finally:
+                for _ in range(jobs):
+                    ready.put_nowait(None)  # unbounded queue: never blocks, even when cancelled
 
         async def worker() -> None:
             while (item := await ready.get()) is not None:
+                launch_slots.release()
                 match, scheduled, skip = item
-                key = scheduled.key
                 store_game = functools.partial(self._store_game, scheduled, summary)
                 table = await match.play(on_game=store_game, skip=skip)
                 summary.join_wait_seconds += table.join_wait_seconds
-                self.store.finish_match(self.config.run_id, key)
+                self.store.finish_match(self.config.run_id, scheduled.key)
 
         tasks = [asyncio.ensure_future(launcher())]
         tasks += [asyncio.ensure_future(worker()) for _ in range(jobs)]
@@ -222,7 +236,11 @@ class TournamentRunner:
         self, scheduled: ScheduledMatch, summary: RunSummary, report: GameReport
     ) -> None:
         """Commit one finished game (one transaction) and count it."""
-        self.store.record_game(self.config.run_id, scheduled.key, game_result(report))
+        try:
+            self.store.record_game(self.config.run_id, scheduled.key, game_result(report))
+        except DuplicateGameError:
+            return  # already stored (the run lock makes this unexpected): keep the first
+
         summary.played += 1
         summary.decisions += sum(s.decisions for s in report.seats)
         self._count(scheduled, report)
@@ -260,6 +278,28 @@ def _ids(entrant_ids: Sequence[int], seating: tuple[int, int, int]) -> tuple[int
     return (entrant_ids[seating[0]], entrant_ids[seating[1]], entrant_ids[seating[2]])
 
 
+class RunBusyError(RuntimeError):
+    """Another arena process is playing into the same results database."""
+
+
+@contextlib.contextmanager
+def exclusive(db_path: Path) -> Iterator[None]:
+    """Hold the database's run lock: one arena process plays into a database at a time."""
+    lock_path = db_path.with_name(db_path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunBusyError(
+                f"another arena run is playing into {db_path}; wait for it or use another --db"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 class RunInterrupted(Exception):
     """The run was stopped by a signal; every finished game is stored."""
 
@@ -278,7 +318,7 @@ def run_tournament(
     """
     import signal
 
-    with ResultsStore.open(config.db_path) as store:
+    with exclusive(config.db_path), ResultsStore.open(config.db_path) as store:
         runner = TournamentRunner(config, store, log_root / config.run_id, on_progress)
         summary_box: list[RunSummary] = []
 

@@ -1,0 +1,383 @@
+"""The ``arena`` command line through typer's CliRunner, with real bots and real result files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from arena.cli import app
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RANDOM = str(REPO_ROOT / "sample_bots" / "random")
+GREEDY = str(REPO_ROOT / "sample_bots" / "greedy")
+
+pytestmark = pytest.mark.timeout(120)
+
+# Wide enough that rich never truncates an entrant's name@version in a table cell.
+ENV = {"COLUMNS": "200"}
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args), env=ENV)
+
+
+def show(result: Result) -> str:
+    return (
+        f"exit code {result.exit_code}, exception {result.exception!r}\n"
+        f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    )
+
+
+def assert_ok(result: Result) -> None:
+    assert result.exit_code == 0, show(result)
+    assert result.exception is None, show(result)
+
+
+def assert_clean_failure(result: Result, *phrases: str) -> None:
+    """A non-zero exit with a one-line ``error:`` message naming the problem; no traceback."""
+    assert result.exit_code != 0, show(result)
+    assert isinstance(result.exception, SystemExit), show(result)
+    assert "Traceback" not in result.output, show(result)
+    assert "error:" in result.stderr, show(result)
+    message = " ".join(result.stderr.split())  # rich may wrap a long message
+    for phrase in phrases:
+        assert phrase in message, show(result)
+
+
+@dataclass
+class StoredRun:
+    db: Path
+    run_id: str
+    result: Result
+    versions: dict[str, str]
+
+
+def _labels_in(db: Path) -> dict[str, str]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return {
+            name: version for name, version in conn.execute("SELECT name, version FROM entrants")
+        }
+    finally:
+        conn.close()
+
+
+def _run_id(db: Path) -> str:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        (row,) = conn.execute("SELECT id FROM runs").fetchall()
+        return str(row[0])
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory: pytest.TempPathFactory) -> StoredRun:
+    """``arena run random greedy --games 1``: six games, stored in a fresh file."""
+    db = tmp_path_factory.mktemp("cli-run") / "tmp" / "arena.db"
+    result = invoke("run", RANDOM, GREEDY, "--games", "1", "--jobs", "2", "--db", str(db))
+    assert_ok(result)
+    return StoredRun(db, _run_id(db), result, _labels_in(db))
+
+
+def _assert_standings_table(text: str, run: StoredRun) -> None:
+    title = re.search(rf"Run {run.run_id} \(finished\): 6 games, (\d+) draws", text)
+    assert title, text
+    draws = int(title.group(1))
+    for column in ("entrant", "games", "wins", "draws", "win rate", "95% interval"):
+        assert column in text
+    rows = {}
+    for name in ("random", "greedy"):
+        label = f"{name}@{run.versions[name]}"
+        cells = [
+            [cell.strip() for cell in line.strip().strip("│").split("│")]
+            for line in text.splitlines()
+            if label in line
+        ]
+        # the standings row starts with the rank (the head-to-head rows name two entrants)
+        (row,) = [c for c in cells if c[0].isdigit() and c[1] == label]
+        rows[name] = row
+    # each entrant holds 9 of the 18 team places of the six games
+    assert [int(rows[name][2]) for name in ("random", "greedy")] == [9, 9]
+    assert sum(int(row[3]) for row in rows.values()) == 6 - draws  # wins
+    assert sum(int(row[4]) for row in rows.values()) == 3 * draws
+    assert "Head to head" in text
+
+
+def test_run_prints_a_standings_table(stored_run: StoredRun) -> None:
+    text = stored_run.result.stdout
+    assert f"run {stored_run.run_id}: 6 games played, 0 already stored" in text
+    _assert_standings_table(text, stored_run)
+
+
+def _check_report_json(data: dict[str, Any], run_id: str, games: int) -> None:
+    assert data["run"]["id"] == run_id
+    assert data["run"]["status"] == "finished"
+    assert data["games"] == games
+    standings = data["standings"]
+    assert {s["entrant"].split("@")[0] for s in standings} == {"random", "greedy"}
+    for s in standings:
+        assert s["games"] == s["wins"] + s["draws"] + s["losses"]
+    assert sum(s["games"] for s in standings) == 3 * games
+    assert sum(s["wins"] for s in standings) == games - data["draws"]
+    assert isinstance(data["head_to_head"], list)
+
+
+def test_run_json_prints_only_valid_json_with_standings(tmp_path: Path) -> None:
+    db = tmp_path / "json.db"
+    result = invoke("run", RANDOM, GREEDY, "--games", "1", "--jobs", "2", "--db", str(db), "--json")
+    assert_ok(result)
+    data = json.loads(result.stdout)  # nothing but the JSON document on stdout
+    _check_report_json(data, _run_id(db), 6)
+
+
+def test_the_same_run_again_plays_nothing_and_reports_the_same(stored_run: StoredRun) -> None:
+    db = str(stored_run.db)
+    result = invoke("run", RANDOM, GREEDY, "--games", "1", "--jobs", "2", "--db", db)
+    assert_ok(result)
+    assert f"run {stored_run.run_id}: 0 games played, 6 already stored" in result.stdout
+    _assert_standings_table(result.stdout, stored_run)
+    again = invoke("run", RANDOM, GREEDY, "--games", "1", "--jobs", "2", "--db", db, "--json")
+    assert_ok(again)
+    _check_report_json(json.loads(again.stdout), stored_run.run_id, 6)
+
+
+def test_report_prints_the_standings_of_the_stored_run(stored_run: StoredRun) -> None:
+    result = invoke("report", "--db", str(stored_run.db))
+    assert_ok(result)
+    _assert_standings_table(result.stdout, stored_run)
+    by_id = invoke("report", stored_run.run_id, "--db", str(stored_run.db))
+    assert_ok(by_id)
+    _assert_standings_table(by_id.stdout, stored_run)
+
+
+def test_report_json(stored_run: StoredRun) -> None:
+    result = invoke("report", "--db", str(stored_run.db), "--json")
+    assert_ok(result)
+    data = json.loads(result.stdout)
+    _check_report_json(data, stored_run.run_id, 6)
+    assert data["par"] == pytest.approx(1 / 3)
+
+
+def _deal_count(db: Path, game_id: int) -> int:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT deals FROM games WHERE id = ?", (game_id,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def _assert_replay_text(text: str, deals: int) -> None:
+    assert "Deal 1" in text
+    assert len(re.findall(r"^Deal \d+ — dealer seat \d", text, re.MULTILINE)) == deals
+    assert "trick 1:" in text
+    assert "scores:" in text
+    last = text.strip().splitlines()[-1]
+    assert " wins after " in last or last.startswith("Draw after"), last
+
+
+def test_replay_of_a_stored_game(stored_run: StoredRun) -> None:
+    for game_id in (1, 6):
+        result = invoke("replay", str(game_id), "--db", str(stored_run.db))
+        assert_ok(result)
+        _assert_replay_text(result.stdout, _deal_count(stored_run.db, game_id))
+
+
+def test_replay_of_the_record_file_of_arena_play(tmp_path: Path) -> None:
+    out = tmp_path / "play"
+    played = invoke("play", RANDOM, GREEDY, RANDOM, "--seed", "3", "--out", str(out))
+    assert_ok(played)
+    assert "record: " in played.stdout
+    record_path = out / "games" / "play-3.json.gz"
+    assert str(record_path) in " ".join(played.stdout.split())
+    with gzip.open(record_path, "rt") as f:
+        record = json.load(f)
+    result = invoke("replay", str(record_path))
+    assert_ok(result)
+    _assert_replay_text(result.stdout, len(record["deals"]))
+
+
+def test_bench_engine_prints_decisions_per_second() -> None:
+    result = invoke("bench", "engine", "--games", "20", "--rounds", "1")
+    assert_ok(result)
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    assert any(re.fullmatch(r"[\d,.]+ decisions/s", line) for line in lines), result.stdout
+
+
+# --- bad input: a clear message and a non-zero exit, never a traceback ----------------------
+
+
+def test_run_with_an_entrant_that_does_not_exist(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    missing = tmp_path / "no-such-bot"
+    result = invoke("run", RANDOM, str(missing), "--games", "1", "--db", str(db))
+    assert_clean_failure(result, str(missing), "does not exist")
+    assert not db.exists()
+
+
+def test_run_with_a_bot_directory_without_a_manifest(tmp_path: Path) -> None:
+    bot = tmp_path / "not-a-bot"
+    bot.mkdir()
+    (bot / "bot.py").write_text("print('hello')\n")
+    result = invoke("run", RANDOM, str(bot), "--games", "1", "--db", str(tmp_path / "a.db"))
+    assert_clean_failure(result, "bot.toml", "manifest")
+
+
+NOT_A_DATABASE = "these are my notes, not a database\n" * 10
+
+
+def test_run_into_a_results_file_that_is_not_a_database(tmp_path: Path) -> None:
+    db = tmp_path / "tmp" / "arena.db"
+    db.parent.mkdir()
+    db.write_text(NOT_A_DATABASE)
+    result = invoke("run", RANDOM, GREEDY, "--games", "1", "--db", str(db))
+    assert_clean_failure(result, "not a results store")
+    assert db.read_text() == NOT_A_DATABASE  # left untouched
+
+
+def test_report_of_a_results_file_that_is_not_a_database(tmp_path: Path) -> None:
+    db = tmp_path / "tmp" / "arena.db"
+    db.parent.mkdir()
+    db.write_text(NOT_A_DATABASE)
+    result = invoke("report", "--db", str(db))
+    assert_clean_failure(result, "not a results store")
+    assert db.read_text() == NOT_A_DATABASE
+
+
+def test_report_of_a_database_that_does_not_exist(tmp_path: Path) -> None:
+    db = tmp_path / "missing.db"
+    result = invoke("report", "--db", str(db))
+    assert_clean_failure(result, "no results database")
+    assert not db.exists()
+
+
+def test_report_of_a_run_that_does_not_exist(stored_run: StoredRun) -> None:
+    result = invoke("report", "feedfacecafe", "--db", str(stored_run.db))
+    assert_clean_failure(result, "feedfacecafe")
+
+
+def test_replay_of_a_game_id_that_does_not_exist(stored_run: StoredRun) -> None:
+    result = invoke("replay", "9999", "--db", str(stored_run.db))
+    assert_clean_failure(result, "no game 9999")
+
+
+def test_replay_with_a_database_that_does_not_exist(tmp_path: Path) -> None:
+    result = invoke("replay", "1", "--db", str(tmp_path / "missing.db"))
+    assert_clean_failure(result, "no results database")
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        # Beyond SQLite's 64-bit integers: OverflowError escapes game_record.
+        "99999999999999999999999",
+        # str.isdigit() accepts superscript digits, which int() refuses: ValueError.
+        "²",
+    ],
+    ids=["huge-id", "superscript-digit"],
+)
+def test_replay_of_a_game_id_that_cannot_exist(stored_run: StoredRun, game: str) -> None:
+    result = invoke("replay", game, "--db", str(stored_run.db))
+    assert_clean_failure(result)
+
+
+def test_run_with_one_entrant(tmp_path: Path) -> None:
+    result = invoke("run", RANDOM, "--games", "1", "--db", str(tmp_path / "a.db"))
+    assert_clean_failure(result, "at least two entrants")
+
+
+def test_run_with_the_same_entrant_twice(tmp_path: Path) -> None:
+    # Entrants are told apart by name@version, so this is a one-entrant "tournament":
+    # both directories become a single entrant row and a single line of standings.
+    db = tmp_path / "a.db"
+    result = invoke("run", GREEDY, GREEDY, "--games", "1", "--jobs", "2", "--db", str(db))
+    assert_clean_failure(result)
+
+
+def test_run_with_no_games(tmp_path: Path) -> None:
+    result = invoke("run", RANDOM, GREEDY, "--games", "0", "--db", str(tmp_path / "a.db"))
+    assert_clean_failure(result, "--games must be at least 1")
+
+
+def test_play_with_two_entrants(tmp_path: Path) -> None:
+    result = invoke("play", RANDOM, GREEDY, "--out", str(tmp_path))
+    assert_clean_failure(result, "three entrants")
+
+
+def _record_file(stored_run: StoredRun) -> tuple[dict[str, Any], bytes]:
+    from arena.tournament.results import ResultsStore
+
+    with ResultsStore.open(stored_run.db) as store:
+        record = store.game_record(1)
+    return record, gzip.compress(json.dumps(record).encode())
+
+
+def test_replay_of_files_that_are_not_records(stored_run: StoredRun, tmp_path: Path) -> None:
+    record, _ = _record_file(stored_run)
+    cases: dict[str, bytes] = {
+        "notes.json": b"not json at all",
+        "empty.json": b"",
+        "list.json": b"[1, 2, 3]",
+        "other.json": b'{"format": "something else"}',
+        "notgz.json.gz": b"plain text, not gzip",
+    }
+    edited = dict(record, result=None)
+    cases["edited.json"] = json.dumps(edited).encode()
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        result = invoke("replay", str(path))
+        assert_clean_failure(result)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", "corrupted"],
+)
+def test_replay_of_a_damaged_record_file(
+    stored_run: StoredRun, tmp_path: Path, damage: str
+) -> None:
+    # A record file cut short (an interrupted copy, a full disk) or with flipped bytes.
+    _, packed = _record_file(stored_run)
+    path = tmp_path / f"{damage}.json.gz"
+    if damage == "truncated":
+        path.write_bytes(packed[: len(packed) // 2])  # EOFError inside gzip
+    else:
+        flipped = bytearray(packed)
+        for i in range(20, 60):
+            flipped[i] ^= 0xFF
+        path.write_bytes(bytes(flipped))  # zlib.error inside gzip
+    result = invoke("replay", str(path))
+    assert_clean_failure(result, "cannot read a game record")
+
+
+@pytest.mark.parametrize(
+    "edit",
+    ["infinite-seed", "entrants-not-objects"],
+)
+def test_replay_of_a_record_with_malformed_fields(
+    stored_run: StoredRun, tmp_path: Path, edit: str
+) -> None:
+    record, _ = _record_file(stored_run)
+    if edit == "infinite-seed":
+        # json writes float('inf') as Infinity and reads it back: int() raises OverflowError.
+        record["seed"] = float("inf")
+    else:
+        # meta is free-form (docs/GAME_RECORD.md): odd entrants must not break rendering.
+        record["meta"]["entrants"] = [1, 2, 3]
+    path = tmp_path / f"{edit}.json"
+    path.write_text(json.dumps(record))
+    result = invoke("replay", str(path))
+    if edit == "infinite-seed":
+        assert_clean_failure(result)
+    else:
+        assert result.exit_code == 0, show(result)
+        assert "Deal 1" in result.output and "team 0 = seats 0 and 3" in result.output

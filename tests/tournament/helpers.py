@@ -1,0 +1,148 @@
+"""Shared helpers for the tournament tests: sample bots, result files, leftover processes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import sqlite3
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from arena.bots import BotSpec, load_bot
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_BOTS = REPO_ROOT / "sample_bots"
+
+
+def sample_path(name: str) -> Path:
+    return SAMPLE_BOTS / name
+
+
+def sample(name: str) -> BotSpec:
+    """A sample bot, loaded from its directory (relative to the repository root)."""
+    return load_bot(sample_path(name))
+
+
+def copy_bot(name: str, destination: Path, new_name: str) -> Path:
+    """A copy of sample bot ``name`` under another name: a distinct entrant."""
+    shutil.copytree(
+        sample_path(name), destination, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
+    manifest = destination / "bot.toml"
+    text = manifest.read_text()
+    assert f'name = "{name}"' in text
+    manifest.write_text(text.replace(f'name = "{name}"', f'name = "{new_name}"'))
+    return destination
+
+
+def arena_command() -> list[str]:
+    """How to start the ``arena`` command line in a child process."""
+    script = Path(sys.executable).parent / "arena"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from arena.cli import app; app()"]
+
+
+def connect_read_only(db: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10.0)
+
+
+def stored_game_count(db: Path) -> int:
+    """Games in a results file that a run may be writing to (0 if it is not there yet)."""
+    if not db.exists():
+        return 0
+    try:
+        conn = connect_read_only(db)
+        try:
+            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0  # not created yet, or the schema is being written
+
+
+def stored_keys(db: Path) -> Counter[tuple[str, int]]:
+    """How many times each (match key, game index) is stored, over every run of the file."""
+    conn = connect_read_only(db)
+    try:
+        rows = conn.execute(
+            "SELECT m.match_key, g.game_index FROM games g JOIN matches m ON m.id = g.match_id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return Counter((str(key), int(index)) for key, index in rows)
+
+
+def integrity_check(db: Path) -> list[str]:
+    """``PRAGMA integrity_check`` of a file no process is writing to (['ok'] if sound)."""
+    conn = sqlite3.connect(db, timeout=10.0)
+    try:
+        return [str(row[0]) for row in conn.execute("PRAGMA integrity_check").fetchall()]
+    finally:
+        conn.close()
+
+
+def run_statuses(db: Path) -> list[str]:
+    conn = connect_read_only(db)
+    try:
+        return [str(row[0]) for row in conn.execute("SELECT status FROM runs ORDER BY rowid")]
+    finally:
+        conn.close()
+
+
+def bot_processes_under(root: Path) -> list[int]:
+    """Live bot processes whose working directory lies under ``root``.
+
+    The arena starts every bot in a per-seat directory below its log directory, which the
+    tests put in ``tmp_path``; this finds exactly the bots of a test even when other test
+    sessions run the same sample bots at the same time. Zombies are left out: they run
+    nothing and, in containers whose PID 1 does not reap, may never disappear.
+    """
+    root = root.resolve()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
+            cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
+            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
+        except OSError:
+            continue  # gone, or not ours
+        state = stat[stat.rfind(b")") + 2 :].split()[:1]
+        if state in ([b"Z"], [b"X"]) or b"bot.py" not in cmdline:
+            continue
+        if cwd == root or root in cwd.parents:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def wait_for_no_bots(root: Path, timeout: float) -> list[int]:
+    """Poll until no bot process of ``root`` is alive or ``timeout`` passes; the survivors."""
+    deadline = time.monotonic() + timeout
+    while (alive := bot_processes_under(root)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
+def describe(pids: list[int]) -> str:
+    lines = []
+    for pid in pids:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            cmd, cwd = "?", "?"
+        lines.append(f"pid {pid}: {cmd} (cwd {cwd})")
+    return "\n".join(lines)
+
+
+def kill_bots(pids: list[int]) -> None:
+    """Clean-up after a failed assertion: end the leftover bots of this test, by pid."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
