@@ -194,13 +194,14 @@ class Table:
             await self._turn(self.seats[game.to_act], game)
             if game.deal_number != deal_number or game.is_over:
                 deal_number = game.deal_number
-                await self._flush_all(game)
+                # The seat to act next gets these events at once, with its request.
+                await self._flush_all(game, skip=None if game.is_over else game.to_act)
         return self._report(game, index, seed, time.monotonic() - started)
 
-    async def _flush_all(self, game: Game) -> None:
+    async def _flush_all(self, game: Game, skip: int | None = None) -> None:
         """At the end of a deal and of the game every seat gets its events (R10)."""
         for state in self.seats:
-            if state.link.connected:
+            if state.link.connected and state.link.seat != skip:
                 events = self._take_events(state, game)
                 if events:
                     await self._send(state, pb.RefereeMessage(events=events))
