@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pytest
 
-# The referee package sets grpc's environment and must be imported before grpc is.
-import arena.referee  # noqa: F401
-from arena.bots import BotSpec, alive_processes_in_group, build_bot, load_bot
-from arena.engine import replay
-from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.table import GameReport, Table, TableSettings
+from arena.bots import BotSpec, build_bot, load_bot
+from arena.referee.match import Referee
+
+from .common import check_first_team_clean, play_match
 
 REPO = Path(__file__).resolve().parents[2]
 CPP_BOT = REPO / "sample_bots" / "cpp"
@@ -53,61 +51,13 @@ def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
     return load_bot(CPP_BOT)  # after the build, as the arena reloads it
 
 
-def play_match(
-    entrants: tuple[BotSpec, BotSpec, BotSpec],
-    log_dir: Path,
-    seeds: list[int],
-    address: str | None = None,
-) -> tuple[Match, Table, list[GameReport]]:
-    plan = MatchPlan(
-        match_id="cpp-vs-random",
-        entrants=entrants,
-        seeds=seeds,
-        log_dir=log_dir,
-        settings=TableSettings(),
-        seed=7,
-    )
-    reports: list[GameReport] = []
-
-    async def main() -> tuple[Match, Table]:
-        async with Referee(address) as referee:
-            match = Match(referee, plan)
-            return match, await match.play(on_game=reports.append)
-
-    match, table = asyncio.run(main())
-    return match, table, reports
-
-
-def check_cpp_seats_clean(
-    match: Match, table: Table, reports: list[GameReport], games: int
-) -> None:
-    assert len(reports) == games
-    for report in reports:
-        game = replay(report.record)
-        assert game.is_over
-        assert game.outcome is not None and game.outcome.winner == report.winner
-        cpp_faults = [f for f in report.faults if f.seat in CPP_SEATS]
-        assert cpp_faults == [], cpp_faults
-    assert [f for f in table.faults if f.seat in CPP_SEATS] == []
-    for seat in CPP_SEATS:
-        assert match.links[seat].bot_name == "cpp"
-        assert reports[-1].seats[seat].decisions > 0
-        process = match.processes[seat]
-        assert process is not None
-        # The bot ends its stream on MatchOver and exits 0 by itself.
-        assert process.returncode == 0, process.log_path.read_text()
-        assert alive_processes_in_group(process.pid) == []
-        log = process.log_path.read_text()
-        assert "fault" not in log and "refused" not in log, log
-        assert "match over: finished" in log, log
-
-
 @pytest.mark.timeout(900)
 def test_cpp_bot_plays_a_clean_match_and_beats_random(cpp_bot: BotSpec, tmp_path: Path) -> None:
     random_bot = load_bot(RANDOM_BOT)
     seeds = list(range(1, GAMES + 1))
     match, table, reports = play_match((cpp_bot, random_bot, random_bot), tmp_path, seeds)
-    check_cpp_seats_clean(match, table, reports, GAMES)
+    logs = check_first_team_clean(match, table, reports, GAMES, "cpp")
+    assert all("match over: finished" in log for log in logs), logs
     # The cpp team names trump whenever it wins the bidding (R5.1).
     bid_won = sum(report.seats[seat].bids_won for report in reports for seat in CPP_SEATS)
     assert bid_won > 0
@@ -124,7 +74,7 @@ def test_cpp_bot_over_tcp(cpp_bot: BotSpec, tmp_path: Path) -> None:
         (cpp_bot, random_bot, random_bot), tmp_path, [42], address="127.0.0.1:0"
     )
     assert not match.referee.address.startswith("unix:")
-    check_cpp_seats_clean(match, table, reports, 1)
+    check_first_team_clean(match, table, reports, 1, "cpp")
 
 
 async def run_cpp_with(address_of: str | None, token: str) -> tuple[int | None, str]:

@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 
-# The referee package sets grpc's environment and must be imported before grpc is.
-import arena.referee  # noqa: F401
-from arena.bots import BotSpec, alive_processes_in_group, build_bot, load_bot
-from arena.engine import replay
-from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.table import GameReport, Table, TableSettings
+from arena.bots import BotSpec, build_bot, load_bot
+from arena.referee.match import Referee
+
+from .common import check_first_team_clean, play_match
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_BOT = REPO / "sample_bots" / "node"
@@ -45,60 +43,13 @@ def node_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
     return load_bot(NODE_BOT)  # after the build, as the arena reloads it
 
 
-def play_match(
-    entrants: tuple[BotSpec, BotSpec, BotSpec],
-    log_dir: Path,
-    seeds: list[int],
-    address: str | None = None,
-) -> tuple[Match, Table, list[GameReport]]:
-    plan = MatchPlan(
-        match_id="node-vs-random",
-        entrants=entrants,
-        seeds=seeds,
-        log_dir=log_dir,
-        settings=TableSettings(),
-        seed=7,
-    )
-    reports: list[GameReport] = []
-
-    async def main() -> tuple[Match, Table]:
-        async with Referee(address) as referee:
-            match = Match(referee, plan)
-            return match, await match.play(on_game=reports.append)
-
-    match, table = asyncio.run(main())
-    return match, table, reports
-
-
-def check_node_seats_clean(
-    match: Match, table: Table, reports: list[GameReport], games: int
-) -> None:
-    assert len(reports) == games
-    for report in reports:
-        game = replay(report.record)
-        assert game.is_over
-        assert game.outcome is not None and game.outcome.winner == report.winner
-        node_faults = [f for f in report.faults if f.seat in NODE_SEATS]
-        assert node_faults == [], node_faults
-    assert [f for f in table.faults if f.seat in NODE_SEATS] == []
-    for seat in NODE_SEATS:
-        assert match.links[seat].bot_name == "node"
-        assert reports[-1].seats[seat].decisions > 0
-        process = match.processes[seat]
-        assert process is not None
-        # The bot ends its stream on MatchOver and exits 0 by itself.
-        assert process.returncode == 0, process.log_path.read_text()
-        assert alive_processes_in_group(process.pid) == []
-        log = process.log_path.read_text()
-        assert "fault" not in log and "Error" not in log, log
-
-
 @pytest.mark.timeout(300)
 def test_node_bot_plays_a_clean_match_and_beats_random(node_bot: BotSpec, tmp_path: Path) -> None:
     random_bot = load_bot(RANDOM_BOT)
     seeds = list(range(1, GAMES + 1))
     match, table, reports = play_match((node_bot, random_bot, random_bot), tmp_path, seeds)
-    check_node_seats_clean(match, table, reports, GAMES)
+    logs = check_first_team_clean(match, table, reports, GAMES, "node")
+    assert all("Error" not in log for log in logs), logs
     # Par against two random teams is 1/3; a bot at least as good wins some of six.
     wins = sum(1 for report in reports if report.winner == 0)
     assert wins >= 1, [(r.winner, r.scores) for r in reports]
@@ -112,7 +63,7 @@ def test_node_bot_over_tcp(node_bot: BotSpec, tmp_path: Path) -> None:
         (node_bot, random_bot, random_bot), tmp_path, [42], address="127.0.0.1:0"
     )
     assert not match.referee.address.startswith("unix:")
-    check_node_seats_clean(match, table, reports, 1)
+    check_first_team_clean(match, table, reports, 1, "node")
 
 
 async def run_node_with(address_of: str | None, token: str) -> tuple[int | None, str]:
