@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
+from arena.bots.cgroup import PidsCgroup, join_in_child
 from arena.bots.manifest import BotSpec, read_log_tail, resolve_command
 from arena.bots.sandbox import Sandbox, sandboxed
 
@@ -53,10 +54,11 @@ class Limits:
       than they actually use; raise it for such bots.
     * ``cpu_seconds`` -> RLIMIT_CPU, total CPU time over the bot's life.
     * ``open_files`` -> RLIMIT_NOFILE.
-    * ``processes`` -> RLIMIT_NPROC. Off by default because the kernel counts
-      it per *user*, not per process tree: every other process of the arena's
-      user counts against it, so a small value makes bots fail to start
-      threads or children for reasons unrelated to their own behaviour.
+    * ``processes`` -> ``pids.max`` of the bot's own pids cgroup (threads
+      count), where the machine has a writable pids hierarchy (see
+      ``arena.bots.cgroup``). Not RLIMIT_NPROC: the kernel counts that per
+      *user* (and not at all for root), so it would punish bots for the
+      arena's other processes.
     * ``log_bytes``: how much of the bot's stdout+stderr is kept on disk.
 
     Limits can only tighten what the arena itself has: values above the
@@ -66,7 +68,7 @@ class Limits:
     memory_bytes: int | None = 2 * _GiB
     cpu_seconds: int | None = 600
     open_files: int | None = 256
-    processes: int | None = None
+    processes: int | None = 256
     log_bytes: int = 1 * _MiB
 
     def rlimits(self) -> list[tuple[int, int]]:
@@ -75,7 +77,6 @@ class Limits:
             (resource.RLIMIT_AS, self.memory_bytes),
             (resource.RLIMIT_CPU, self.cpu_seconds),
             (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_NPROC, self.processes),
         ]
         pairs: list[tuple[int, int]] = []
         for res, value in wanted:
@@ -100,9 +101,11 @@ _PRCTL = _load_prctl() if sys.platform.startswith("linux") else None
 _PR_SET_PDEATHSIG = 1
 
 
-def _make_preexec(pairs: list[tuple[int, int]]) -> Callable[[], None] | None:
+def _make_preexec(
+    pairs: list[tuple[int, int]], cgroup_procs: str | None = None
+) -> Callable[[], None] | None:
     prctl = _PRCTL
-    if not pairs and prctl is None:
+    if not pairs and prctl is None and cgroup_procs is None:
         # Without preexec_fn subprocess can use vfork/posix_spawn, which is
         # faster and safe in a multi-threaded parent.
         return None
@@ -114,6 +117,8 @@ def _make_preexec(pairs: list[tuple[int, int]]) -> Callable[[], None] | None:
             # If the arena itself dies (even by kill -9), the kernel kills the bot too,
             # so no bot outlives its arena.
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if cgroup_procs is not None:
+            join_in_child(cgroup_procs)
         for res, value in pairs:
             resource.setrlimit(res, (value, value))
 
@@ -176,10 +181,12 @@ class BotProcess:
         *,
         workdir: Path,
         log_path: Path,
+        cgroup: PidsCgroup | None = None,
     ) -> None:
         self.spec = spec
         self.workdir = workdir
         self.log_path = log_path
+        self.cgroup = cgroup  # every process the bot started, where cgroups are available
         self._popen = popen
         self._reader = reader
         self._stop_lock = threading.Lock()
@@ -234,9 +241,14 @@ class BotProcess:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self._popen.wait(timeout=max(grace, 0.0))
             _signal_group(pgid, signal.SIGKILL)
+            if self.cgroup is not None:
+                # Also the processes that left the group (setsid) but not the cgroup.
+                self.cgroup.kill_all()
             self._popen.wait()
             # EOF on the log pipe arrives once every group member has died.
             self._reader.join(timeout=_READER_JOIN_TIMEOUT)
+            if self.cgroup is not None:
+                self.cgroup.remove()
 
     def __enter__(self) -> Self:
         return self
@@ -283,6 +295,7 @@ def start_bot(
     # Resolve again: files the build created did not exist when the
     # manifest was loaded.
     command = list(resolve_command(spec.command, spec.directory))
+    cgroup = PidsCgroup.create(limits.processes)
     if sandbox is not None:
         command = sandboxed(command, sandbox, workdir.resolve(), spec.directory.resolve())
     # The arena's own gRPC tuning (GRPC_*) is for Python's gRPC; other languages' gRPC
@@ -304,11 +317,15 @@ def start_bot(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
-            preexec_fn=_make_preexec(limits.rlimits()),
+            preexec_fn=_make_preexec(
+                limits.rlimits(), cgroup.procs_file if cgroup is not None else None
+            ),
         )
     except (OSError, subprocess.SubprocessError) as exc:
         message = f"cannot start bot {spec.name!r} ({command[0]}): {exc}"
         log_path.write_text(f"[arena] {message}\n")
+        if cgroup is not None:
+            cgroup.remove()
         raise BotStartError(message) from exc
 
     assert popen.stdout is not None
@@ -319,7 +336,7 @@ def start_bot(
         daemon=True,
     )
     reader.start()
-    return BotProcess(spec, popen, reader, workdir=workdir, log_path=log_path)
+    return BotProcess(spec, popen, reader, workdir=workdir, log_path=log_path, cgroup=cgroup)
 
 
 def alive_processes_in_group(pgid: int) -> list[int]:

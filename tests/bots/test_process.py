@@ -346,3 +346,67 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_processes_that_leave_the_group_are_still_ended(tmp_path: Path) -> None:
+    """A child that calls setsid escapes the process group but not the bot's cgroup."""
+    from arena.bots.cgroup import PidsCgroup
+
+    if PidsCgroup.create(None) is None:
+        pytest.fail("no writable pids cgroup on this machine; the arena then relies on killpg")
+    pid_file = tmp_path / "escaped"
+    bot = tmp_path / "escaper"
+    bot.write_text(f"#!/bin/sh\nsetsid sh -c 'echo $$ > {pid_file}; exec sleep 300' &\nsleep 300\n")
+    bot.chmod(0o755)
+    process = start_bot(
+        load_bot(bot), env={}, workdir=tmp_path / "w", log_path=tmp_path / "log", limits=Limits()
+    )
+    deadline = time.monotonic() + 10
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    escaped = int(pid_file.read_text())
+    assert escaped not in alive_processes_in_group(process.pid)  # it did leave the group
+    process.stop(grace=0.5)
+    deadline = time.monotonic() + 5
+    while _alive(escaped) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(escaped)
+
+
+def test_process_limit_counts_only_the_bot(tmp_path: Path) -> None:
+    """Limits.processes caps the bot's own processes (pids.max of its cgroup)."""
+    from arena.bots.cgroup import PidsCgroup
+
+    if PidsCgroup.create(None) is None:
+        pytest.fail("no writable pids cgroup on this machine")
+    bot = tmp_path / "forker"
+    bot.write_text(
+        "#!/usr/bin/env python3\n"
+        "import os, time\n"
+        "made = 0\n"
+        "try:\n"
+        "    for _ in range(50):\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(30)\n"
+        "            os._exit(0)\n"
+        "        made += 1\n"
+        "except OSError:\n"
+        "    pass\n"
+        "print('forked', made, flush=True)\n"
+    )
+    bot.chmod(0o755)
+    process = start_bot(
+        load_bot(bot),
+        env={},
+        workdir=tmp_path / "w",
+        log_path=tmp_path / "log",
+        limits=Limits(processes=10),
+    )
+    deadline = time.monotonic() + 20
+    while "forked" not in (tmp_path / "log").read_text():
+        assert time.monotonic() < deadline, (tmp_path / "log").read_text()
+        time.sleep(0.05)
+    process.stop(grace=0.2)
+    made = int((tmp_path / "log").read_text().split("forked")[1].split()[0])
+    assert made < 10
