@@ -43,8 +43,18 @@ def _base() -> Path | None:
         except OSError:
             continue
         if usable:
+            _sweep(base)
             return base
     return None
+
+
+def _sweep(base: Path) -> None:
+    """Remove empty cgroups left by arena processes that died without cleaning up."""
+    for group in base.glob("bot-*"):
+        owner = group.name.split("-")[1]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            with contextlib.suppress(OSError):
+                group.rmdir()  # fails, harmlessly, while the group still has processes
 
 
 class PidsCgroup:
