@@ -74,11 +74,19 @@ def card_texts(cards: CardSet | Iterable[Card]) -> list[str]:
     return [CARD_TEXTS[c.index] for c in cards]
 
 
+def exact_card(text: str) -> Card:
+    """A card as the contract writes it ("JH", "TS", "JK"), nothing looser (docs/PROTOCOL.md)."""
+    card = _CARD_TEXT.get(text)
+    if card is None:
+        raise MalformedActionError(f"not a card: {text[:20]!r} (write cards like JH, TS, JK)")
+    return card
+
+
 def parse_cards(texts: Iterable[str]) -> CardSet:
     """Cards sent by a bot: exact canonical text only, each card once."""
     mask = 0
     for text in texts:
-        card = _CARD_TEXT.get(text) or Card.parse(text)
+        card = exact_card(text)
         if mask & card.bit:
             raise MalformedActionError(f"card {card} given twice")
         mask |= card.bit
@@ -311,7 +319,7 @@ def answer_to_action(answer: pb.Answer, kind: DecisionKind) -> Action:
     if field != _ANSWER_FIELD[kind]:
         raise WrongKindError(f"a {kind.value} decision was asked, but the answer sets {field!r}")
     if field == "card":
-        card = _CARD_TEXT.get(answer.card) or Card.parse(answer.card)
+        card = exact_card(answer.card)
         return PLAYS[card.index]
     if field == "bid":
         if answer.bid == 0:

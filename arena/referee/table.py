@@ -90,6 +90,8 @@ class _SeatState:
     stats: SeatStats = field(default_factory=SeatStats)
     pending_start: pb.Event | None = None  # the GameStarted event not yet sent
     notices: list[pb.Notice] = field(default_factory=list)  # faults not yet told
+    unanswered: int = 0  # faulted requests whose own (late) answer may still arrive
+    stale: int = 0  # unasked-for answers during the current decision
 
 
 OnGame = Callable[[GameReport], Awaitable[None] | None]
@@ -158,7 +160,12 @@ class Table:
         for state in self.seats:
             if not state.link.joined.is_set():
                 state.auto = True
-                self._fault(state, FaultKind.NO_JOIN, "the bot did not join before the deadline")
+                reason = (
+                    "the bot's process ended before it joined"
+                    if state.link.gone.is_set()
+                    else "the bot did not join before the deadline"
+                )
+                self._fault(state, FaultKind.NO_JOIN, reason)
 
     def _welcome(self, seat: int) -> pb.Welcome:
         s = self.settings
@@ -220,11 +227,12 @@ class Table:
         if state.auto or not state.link.connected:
             if not state.auto:
                 state.auto = True
-                self._fault(state, FaultKind.CLOSED, "the stream closed or the process died")
+                self._fault(state, FaultKind.CLOSED, state.link.close_reason)
             game.apply(fallback_action(game))
             return
         kind = game.decision_kind
         assert kind is not None
+        state.stale = 0
         state.request_id += 1
         request_id = state.request_id
         time_ms = self.settings.decision_ms
@@ -241,27 +249,30 @@ class Table:
             dropped, state.link.overflow = state.link.overflow, 0
             self._fault(state, FaultKind.FLOOD, f"{dropped} unrequested messages were dropped")
             await self._tell_faults(state)
-        sent_at = time.monotonic()
-        limit_s = (time_ms + state.bank_ms) / 1000
-        delivered = False
         action: Action | None = None
         fault: tuple[FaultKind, str, str] | None = None
         try:
-            # One deadline for delivering the request and reading the answer: a single
-            # timer per decision, the hot path of every tournament.
-            async with asyncio.timeout(limit_s):
+            # A bot that does not read its messages is stalled; delivering is not timed
+            # against its decision time, so a slow moment of the referee cannot stall it.
+            async with asyncio.timeout(SEND_TIMEOUT):
                 await state.link.write(message)
-                delivered = True
-                action, fault = await self._await_answer(state, kind, request_id)
         except TimeoutError:
-            if delivered:
-                state.bank_ms = 0.0
-                fault = (FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank", "")
-            else:
-                state.link.close()
-                fault = (FaultKind.STALLED, "the bot does not read its messages", "")
+            state.link.close()
+            fault = (FaultKind.STALLED, "the bot does not read its messages", "")
         except LinkClosedError:
-            fault = (FaultKind.CLOSED, "the stream closed or the process died", "")
+            fault = (FaultKind.CLOSED, state.link.close_reason, "")
+        sent_at = time.monotonic()
+        if fault is None:
+            try:
+                async with asyncio.timeout((time_ms + state.bank_ms) / 1000):
+                    action, fault = await self._await_answer(state, kind, request_id)
+            except TimeoutError:
+                action, fault = await self._answer_already_here(state, kind, request_id)
+                if action is None and fault is None:
+                    state.bank_ms = 0.0
+                    fault = (FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank", "")
+            except LinkClosedError:
+                fault = (FaultKind.CLOSED, state.link.close_reason, "")
         if fault is not None and fault[0] in (FaultKind.CLOSED, FaultKind.STALLED):
             state.auto = True
         elapsed = time.monotonic() - sent_at
@@ -276,15 +287,36 @@ class Table:
         if action is not None:
             try:
                 game.apply(action)  # the one door: it refuses an illegal action unchanged
+                if state.notices:  # e.g. a flood noticed while waiting
+                    await self._tell_faults(state)
                 return
             except IllegalActionError as error:
                 fault = (FaultKind.ILLEGAL, str(error), str(action))
         assert fault is not None
+        if fault[0] in (FaultKind.TIMEOUT, FaultKind.MALFORMED, FaultKind.WRONG_REQUEST):
+            state.unanswered += 1  # the bot's own answer to this request may still come
         fallback = fallback_action(game)
         game.apply(fallback)
         fault_kind, reason, sent = fault
         self._fault(state, fault_kind, reason, sent, str(fallback), request_id)
         await self._tell_faults(state)
+
+    async def _answer_already_here(
+        self, state: _SeatState, kind: DecisionKind, request_id: int
+    ) -> tuple[Action | None, tuple[FaultKind, str, str] | None]:
+        """After the deadline: an answer that is already waiting still counts.
+
+        If the referee itself was slow (a busy machine), the answer may have arrived in
+        time but not yet been read; the bot should not pay for the referee's delay.
+        """
+        await asyncio.sleep(0)  # let the stream's reader hand over what has arrived
+        if state.link.inbox.empty():
+            return None, None
+        try:
+            async with asyncio.timeout(0):
+                return await self._await_answer(state, kind, request_id)
+        except TimeoutError:
+            return None, None
 
     async def _await_answer(
         self, state: _SeatState, kind: DecisionKind, request_id: int
@@ -310,7 +342,8 @@ class Table:
             answer = message.answer
             if answer.request_id != request_id:
                 if 0 < answer.request_id < request_id:
-                    continue  # a late answer to a request already faulted: drop it
+                    self._stale_answer(state)
+                    continue
                 return None, (
                     FaultKind.WRONG_REQUEST,
                     f"answer to request {answer.request_id}; the open request is {request_id}",
@@ -338,6 +371,17 @@ class Table:
                 "could not deliver a message (the bot stopped reading or went away)",
             )
         return ok
+
+    def _stale_answer(self, state: _SeatState) -> None:
+        """An answer to an old request: one late answer per request that ended without its
+        answer is expected; anything beyond that was never asked for (flood), recorded at
+        most once per decision."""
+        if state.unanswered > 0:
+            state.unanswered -= 1
+            return
+        state.stale += 1
+        if state.stale == 1:
+            self._fault(state, FaultKind.FLOOD, "answers to requests already answered")
 
     def _fault(
         self,

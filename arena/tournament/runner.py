@@ -9,6 +9,7 @@ ones play, so start-up does not stall the tables.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import fcntl
 import functools
@@ -198,15 +199,20 @@ class TournamentRunner:
         # meanwhile; `launch_slots` bounds how many are launched ahead.
         ready: asyncio.Queue[tuple[Match, ScheduledMatch, set[int]] | None] = asyncio.Queue()
         launch_slots = asyncio.Semaphore(jobs)
+        loop = asyncio.get_running_loop()
+        launch_thread = concurrent.futures.ThreadPoolExecutor(1, "arena-launch")
 
         async def launcher() -> None:
             try:
                 for scheduled, skip in todo:
                     await launch_slots.acquire()
                     match = Match(referee, self._plan(scheduled))
-                    match.launch()
+                    self._matches.append(match)  # before launching: shutdown must see it
+                    # Starting processes blocks (fork, exec, cgroups): off the event loop,
+                    # which referees every table. One long-lived thread, since a bot dies
+                    # with the thread that started it (PR_SET_PDEATHSIG).
+                    await loop.run_in_executor(launch_thread, match.launch)
                     summary.launch_seconds += match.start_seconds
-                    self._matches.append(match)
                     ready.put_nowait((match, scheduled, skip))
             finally:
                 for _ in range(jobs):
@@ -229,7 +235,9 @@ class TournamentRunner:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            # Matches launched but never played must not leave processes behind.
+            # A launch under way finishes first; then no match, launched but never played
+            # or cut short, may leave a process behind.
+            await asyncio.to_thread(launch_thread.shutdown, wait=True)
             await asyncio.gather(*(m.shutdown() for m in self._matches))
 
     def _store_game(

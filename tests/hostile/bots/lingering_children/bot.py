@@ -1,0 +1,14 @@
+"""Zoo bot `lingering_children`: forks sleepers into its process group, then crashes.
+
+Its behaviour is in ``../zoolib.py``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from zoolib import main
+
+if __name__ == "__main__":
+    main("lingering_children")

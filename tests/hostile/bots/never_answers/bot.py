@@ -1,0 +1,14 @@
+"""Zoo bot `never_answers`: joins and reads its messages, but never answers.
+
+Its behaviour is in ``../zoolib.py``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from zoolib import main
+
+if __name__ == "__main__":
+    main("never_answers")
