@@ -66,7 +66,8 @@ def record_lines(record: dict[str, Any]) -> Iterator[str]:
             plays = " ".join(
                 f"{(trick['leader'] + i) % 6}:{card}" for i, card in enumerate(trick["cards"])
             )
-            yield f"  trick {number}: {plays}  → seat {trick['winner']} wins"
+            won = "in progress" if trick["winner"] is None else f"seat {trick['winner']} wins"
+            yield f"  trick {number}: {plays}  → {won}"
         if "points" in deal:
             won = ", ".join(
                 f"{CATEGORY_NAMES[name]} {'nobody' if team is None else 'team ' + str(team)}"

@@ -69,7 +69,9 @@ class Exchanged(NamedTuple):
 class OwnExchange(NamedTuple):
     """R5.2-R5.3: which cards a seat discarded and received; told to that seat only.
 
-    For the dealer, ``received`` is the pick-up from the stock (R5.3).
+    A non-dealer gets one, after its exchange. The dealer gets two: its pick-up from the
+    stock (``received``) as soon as it has picked up, before it must discard (R5.3,
+    R10), then its discard (``discarded``).
     """
 
     seat: int

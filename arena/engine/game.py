@@ -108,7 +108,7 @@ _PHASE_RULE: Final = {
     Phase.TRUMP: "R5.1",
     Phase.DISCARD: "R5.2",
     Phase.PLAY: "R7.2",
-    Phase.OVER: "R9",
+    Phase.OVER: "R9.1",
 }
 
 
@@ -468,7 +468,7 @@ class Game:
         elif kind not in (Pass, Bid, NameTrump, Discard, Play):
             raise MalformedActionError(f"not an action: {action!r}")
         elif phase is Phase.OVER:
-            raise IllegalActionError("R9", f"the game is over; {action} is too late")
+            raise IllegalActionError("R9.1", f"the game is over; {action} is too late")
         else:
             expected = _PHASE_KIND[phase].value
             raise IllegalActionError(
@@ -565,17 +565,20 @@ class Game:
             return
         self.hands[seat] &= ~cards.mask
         self.deal.dealer_discard = cards.mask
-        picked = self.deal.dealer_pickup
-        self.events.append(Exchanged(seat, count, len(picked)))
-        self.events.append(OwnExchange(seat, cards, CardSet.of(CARDS[i] for i in picked)))
+        self.events.append(Exchanged(seat, count, len(self.deal.dealer_pickup)))
+        self.events.append(OwnExchange(seat, cards, CardSet(0)))
         self._start_play()
 
     def _dealer_picks_up(self) -> None:
         """R5.3: the dealer takes the whole stock into hand before discarding."""
+        picked = 0
         for index in self.stock:
-            self.hands[self.dealer] |= 1 << index
+            picked |= 1 << index
+        self.hands[self.dealer] |= picked
         self.deal.dealer_pickup = self.stock
         self.stock = []
+        # R10: the dealer is told its pick-up before it must discard.
+        self.events.append(OwnExchange(self.dealer, CardSet(0), CardSet(picked)))
 
     def _start_play(self) -> None:
         assert self.trump is not None and self.bidder is not None

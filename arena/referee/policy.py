@@ -53,7 +53,7 @@ def fallback_action(game: Game) -> Action:
     if isinstance(legal, DiscardRule):
         return Discard(legal.example())
     if not legal:
-        raise ValueError("R9: the game is over; there is nothing to play")
+        raise ValueError("R9.1: the game is over; there is nothing to play")
     first = legal[0]
     if first is PASS:
         return PASS

@@ -119,8 +119,8 @@ ILLEGAL: list[tuple[Callable[[], Game], Action, str]] = [
     (trump_led, Play(Card.parse("4S")), "R7.2: must follow trump"),
     (trump_led, Play(Card.parse("AS")), "R7.2: seat 1 does not hold AS"),
     (trump_led, PASS, "R7.2: seat 1 must make a play decision"),
-    (over, PASS, "R9: the game is over"),
-    (over, Play(Card.parse("AH")), "R9: "),
+    (over, PASS, "R9.1: the game is over"),
+    (over, Play(Card.parse("AH")), "R9.1: "),
 ]
 
 

@@ -114,6 +114,8 @@ def test_R10_the_whole_list_of_what_a_seat_is_told() -> None:
         kinds = [type(e) for e in told]
         expected = [DealStarted, HandDealt] + [BidMade] * 6 + [TrumpNamed]
         for who in range(6):
+            if who == seat == game.deals[0].dealer:
+                expected.append(OwnExchange)  # R10: the pick-up, before the dealer discards
             expected.append(Exchanged)
             if who == seat:
                 expected.append(OwnExchange)  # even for an exchange of no cards
@@ -123,9 +125,14 @@ def test_R10_the_whole_list_of_what_a_seat_is_told() -> None:
         assert kinds == expected, seat
         assert all(e.audience in (None, seat) for e in told)
         own = [e for e in told if isinstance(e, OwnExchange)]
-        assert len(own) == 1 and own[0].seat == seat
-        if seat == 5:
-            assert own[0].received.mask == mask_of_indices(game.deals[0].dealer_pickup)
+        assert all(e.seat == seat for e in own)
+        if seat == game.deals[0].dealer:
+            pickup, discard = own
+            assert pickup.received.mask == mask_of_indices(game.deals[0].dealer_pickup)
+            assert not pickup.discarded and not discard.received
+            assert discard.discarded.mask == game.deals[0].dealer_discard
+        else:
+            assert len(own) == 1
         scored = next(e for e in told if isinstance(e, DealScored))
         assert dict(scored.categories)["low"] == 2 and scored.points == (5, 0, 1)
 

@@ -156,15 +156,17 @@ def as_tuple(event: pb.Event) -> tuple[object, ...]:
     raise AssertionError(f"not a public event: {kind}")
 
 
-def own_exchange(deal: dict[str, Any], seat: int) -> tuple[set[str], set[str]] | None:
-    """(discarded, received) of ``seat`` in a played deal; for the dealer, the pick-up."""
+def own_exchanges(deal: dict[str, Any], seat: int) -> list[tuple[set[str], set[str]]]:
+    """The (discarded, received) private events of ``seat`` in a played deal: one for a
+    non-dealer; for the dealer its pick-up, then its discard (R5.3, R10)."""
     if seat == deal["dealer"]:
         ex = deal["dealer_exchange"]
-        return set(ex["discarded"]), set(ex["picked_up"])
-    for ex in deal["exchanges"]:
-        if ex["seat"] == seat:
-            return set(ex["discarded"]), set(ex["received"])
-    return None
+        return [(set(), set(ex["picked_up"])), (set(ex["discarded"]), set())]
+    return [
+        (set(ex["discarded"]), set(ex["received"]))
+        for ex in deal["exchanges"]
+        if ex["seat"] == seat
+    ]
 
 
 # --- the tests --------------------------------------------------------------------------
@@ -200,16 +202,25 @@ def test_seat_gets_its_own_private_events(run: MatchRun, seat: int) -> None:
     hands = [list(e.deal_started.hand) for e in events if e.HasField("deal_started")]
     assert hands == [deal["hands"][seat] for deal in deals]
 
-    # Exactly one own_exchange per played deal, right after the seat's public exchange.
+    # Its own exchange right after its public one; the dealer's pick-up before it discards.
     exchanges = [
         (set(e.own_exchange.discarded), set(e.own_exchange.received))
         for e in events
         if e.HasField("own_exchange")
     ]
-    assert exchanges == [own_exchange(d, seat) for d in deals if not d["thrown_in"]]
+    assert exchanges == [x for d in deals if not d["thrown_in"] for x in own_exchanges(d, seat)]
     for i, event in enumerate(events):
         if event.HasField("own_exchange"):
-            assert events[i - 1].HasField("exchanged") and events[i - 1].exchanged.seat == seat
+            assert events[i - 1].HasField("exchanged")
+            own = event.own_exchange
+            is_pickup = (
+                not own.discarded
+                and bool(own.received)
+                and bool([e for e in events[:i] if e.HasField("exchanged")])
+                and events[i - 1].exchanged.seat != seat
+            )
+            # The pick-up follows the last non-dealer's exchange; the rest follow the seat's own.
+            assert is_pickup or events[i - 1].exchanged.seat == seat
 
 
 @pytest.mark.timeout(120)
@@ -229,12 +240,11 @@ def test_no_message_names_a_card_the_seat_may_not_know(run: MatchRun, seat: int)
                 exchanged = 0
             elif kind == "exchanged":
                 exchanged += 1
-                mine = own_exchange(deal, seat)
-                assert mine is not None
+                mine = own_exchanges(deal, seat)
                 if event.exchanged.seat == seat and seat != deal["dealer"]:
-                    known |= mine[1]  # R5.2: its own replacements, once received
+                    known |= mine[0][1]  # R5.2: its own replacements, once received
                 if exchanged == 5 and seat == deal["dealer"]:
-                    known |= mine[1]  # R5.3: the pick-up, when the dealer must discard
+                    known |= mine[0][1]  # R5.3: the pick-up, when the dealer must discard
             elif kind == "card_played":
                 known.add(event.card_played.card)  # R7.2: public once played
             leaked = cards_in(event) - known
