@@ -1,0 +1,83 @@
+"""arena submit / arena bots / registered entrants, with real bots and real processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.registry import Registry
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_bots"
+BAD = REPO / "tests" / "submit_bots"
+runner = CliRunner()
+
+
+def submit(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["submit", *args])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("bot", ["greedy", "random", "lowest", "node", "cpp"])
+def test_submit_accepts_each_sample_bot(bot: str, tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    code, output = submit(str(SAMPLES / bot), "--registry", str(registry), "--games", "1")
+    assert code == 0, output
+    assert "FAIL" not in output and f"registered {bot}@" in output
+    entry = Registry(registry).find(bot)
+    spec = Registry(registry).load(entry)  # the registered copy runs and hashes the same
+    assert spec.version == entry.version and spec.name == bot
+    listing = runner.invoke(app, ["bots", "--registry", str(registry)])
+    assert listing.exit_code == 0 and entry.version in listing.output
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("bot", "check", "reason", "log"),
+    [
+        ("crash_at_start", "starts and joins", "exited with status 3", "missing model file"),
+        ("never_joins", "starts and joins", "did not join before the deadline", "thinking"),
+        ("illegal_card", "answers every decision legally", "R7.2", "fault illegal"),
+    ],
+)
+def test_submit_refuses_a_bad_bot_with_the_reason_and_log(
+    bot: str, check: str, reason: str, log: str, tmp_path: Path
+) -> None:
+    registry = tmp_path / "registry"
+    code, output = submit(
+        str(BAD / bot), "--registry", str(registry), "--games", "1", "--join-timeout", "3"
+    )
+    assert code != 0
+    assert f"{bot} refused: {check}" in output and reason in output, output
+    assert log in output, output  # the tail of the bot's own log
+    assert Registry(registry).entries() == []
+
+
+@pytest.mark.timeout(600)
+def test_run_plays_registered_bots_by_name(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    for bot in ("greedy", "lowest"):
+        assert submit(str(SAMPLES / bot), "--registry", str(registry), "--games", "1")[0] == 0
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "--all-registered",
+            "--registry",
+            str(registry),
+            "--games",
+            "1",
+            "--db",
+            str(tmp_path / "a.db"),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert '"greedy@' in result.output and '"lowest@' in result.output
+    missing = runner.invoke(app, ["run", "nosuchbot", "greedy", "--registry", str(registry)])
+    assert missing.exit_code != 0 and "no registered bot 'nosuchbot'" in missing.output

@@ -1,0 +1,37 @@
+"""A tournament of Python, Node.js and C++ bots together: real processes, every game clean."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.bots import build_bot, load_bot
+from arena.engine import replay
+from arena.tournament.results import ResultsStore
+from arena.tournament.runner import RunConfig, run_tournament
+
+from .common import REPO
+
+
+@pytest.mark.timeout(900)
+def test_python_node_and_cpp_bots_play_a_clean_tournament(tmp_path: Path) -> None:
+    specs = []
+    for name in ("greedy", "node", "cpp"):
+        spec = load_bot(REPO / "sample_bots" / name)
+        build_bot(spec, tmp_path / f"{name}-build.log", timeout=840)  # as a clean checkout would
+        specs.append(load_bot(REPO / "sample_bots" / name))
+    config = RunConfig(entrants=tuple(specs), games=1, seed=5, jobs=2, db_path=tmp_path / "a.db")
+    summary = run_tournament(config, tmp_path / "logs")
+    assert summary.played == 6  # one triple, six seatings, one game each
+    with sqlite3.connect(tmp_path / "a.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
+        game_ids = [row[0] for row in db.execute("SELECT id FROM games")]
+    assert len(game_ids) == 6
+    with ResultsStore.open(tmp_path / "a.db", create=False) as store:
+        for game_id in game_ids:
+            record = store.game_record(game_id)
+            assert replay(record).is_over
+            names = {e["name"] for e in record["meta"]["entrants"]}
+            assert names == {"greedy", "node", "cpp"}

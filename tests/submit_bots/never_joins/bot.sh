@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "thinking forever"
+exec sleep 600
