@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 # The referee package sets grpc's environment and must be imported before grpc is.
 import arena.referee  # noqa: F401
-from arena.bots import BotSpec, alive_processes_in_group
+from arena.bots import BotSpec, alive_processes_in_group, load_bot
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport, Table, TableSettings
@@ -67,3 +68,25 @@ def check_first_team_clean(
         assert "fault" not in log and "refused" not in log, log
         logs.append(log)
     return logs
+
+
+async def run_alone(
+    command: list[str], address_of: str | None, token: str
+) -> tuple[int | None, str]:
+    """Start a bot by hand against a fresh referee (``address_of`` overrides the address)."""
+    async with Referee() as referee:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        env.update(ARENA_ADDRESS=address_of or referee.address, ARENA_TOKEN=token)
+        process = await asyncio.create_subprocess_exec(
+            *command, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        return process.returncode, stderr.decode()
+
+
+def tcp_match(spec: BotSpec, log_dir: Path) -> None:
+    """ARENA_ADDRESS may also be host:port (the default is a unix: socket)."""
+    random_bot = load_bot(RANDOM_BOT)
+    match, table, reports = play_match((spec, random_bot, random_bot), log_dir, [42], "127.0.0.1:0")
+    assert not match.referee.address.startswith("unix:")
+    check_first_team_clean(match, table, reports, 1, spec.name)

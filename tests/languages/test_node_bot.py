@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotSpec, build_bot, load_bot
-from arena.referee.match import Referee
 
-from .common import check_first_team_clean, play_match
+from .common import check_first_team_clean, play_match, run_alone, tcp_match
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_BOT = REPO / "sample_bots" / "node"
@@ -57,33 +56,14 @@ def test_node_bot_plays_a_clean_match_and_beats_random(node_bot: BotSpec, tmp_pa
 
 @pytest.mark.timeout(120)
 def test_node_bot_over_tcp(node_bot: BotSpec, tmp_path: Path) -> None:
-    """ARENA_ADDRESS may also be host:port (the default above is a unix: socket)."""
-    random_bot = load_bot(RANDOM_BOT)
-    match, table, reports = play_match(
-        (node_bot, random_bot, random_bot), tmp_path, [42], address="127.0.0.1:0"
-    )
-    assert not match.referee.address.startswith("unix:")
-    check_first_team_clean(match, table, reports, 1, "node")
-
-
-async def run_node_with(address_of: str | None, token: str) -> tuple[int | None, str]:
-    async with Referee() as referee:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-        env.update(ARENA_ADDRESS=address_of or referee.address, ARENA_TOKEN=token)
-        process = await asyncio.create_subprocess_exec(
-            "node",
-            str(NODE_BOT / "bot.js"),
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
-        return process.returncode, stderr.decode()
+    tcp_match(node_bot, tmp_path)
 
 
 @pytest.mark.timeout(60)
 def test_refused_join_is_one_line_and_exit_2(node_bot: BotSpec) -> None:
-    code, stderr = asyncio.run(run_node_with(None, "not-a-seat-token"))
+    code, stderr = asyncio.run(
+        run_alone(["node", str(NODE_BOT / "bot.js")], None, "not-a-seat-token")
+    )
     assert code == 2
     assert stderr == "[node] the referee refused this bot: UNAUTHENTICATED: unknown seat token\n"
 
@@ -91,6 +71,6 @@ def test_refused_join_is_one_line_and_exit_2(node_bot: BotSpec) -> None:
 @pytest.mark.timeout(60)
 def test_unreachable_referee_is_one_line_and_exit_2(node_bot: BotSpec, tmp_path: Path) -> None:
     address = f"unix:{tmp_path}/nobody-listens.sock"
-    code, stderr = asyncio.run(run_node_with(address, "any-token"))
+    code, stderr = asyncio.run(run_alone(["node", str(NODE_BOT / "bot.js")], address, "any-token"))
     assert code == 2
     assert stderr == f"[node] cannot reach the referee at {address}\n"
