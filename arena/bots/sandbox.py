@@ -25,6 +25,7 @@ class Sandbox:
 
     hidden: tuple[Path, ...]  # directories replaced by empty ones (others' files)
     socket: Path | None  # the referee's unix socket, the only way out
+    keep: tuple[Path, ...] = ()  # read-only paths to keep visible under the private /tmp
 
 
 def bubblewrap() -> str:
@@ -38,21 +39,12 @@ def bubblewrap() -> str:
 
 def sandboxed(command: Sequence[str], sandbox: Sandbox, workdir: Path, bot_dir: Path) -> list[str]:
     """``command`` wrapped in bwrap: read-only system, own workdir writable, no network."""
-    args = [
-        bubblewrap(),
-        "--die-with-parent",
-        "--unshare-all",  # network, PIDs, IPC, UTS, cgroups: nothing shared with others
-        "--new-session",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-    ]
+    args = [bubblewrap(), "--die-with-parent", "--new-session"]
+    args += ["--unshare-all"]  # network, PIDs, IPC, UTS, cgroups: nothing shared with others
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in sandbox.keep:
+        if path.is_relative_to("/tmp"):  # e.g. the arena itself, installed under /tmp
+            args += ["--ro-bind", str(path), str(path)]
     for path in sandbox.hidden:
         args += ["--tmpfs", str(path)]
     args += ["--ro-bind", str(bot_dir), str(bot_dir)]

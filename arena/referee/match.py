@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -151,7 +152,13 @@ class Match:
         if socket is None:
             raise SandboxUnavailableError("--sandbox needs the referee on a unix socket")
         hidden = (self.plan.log_dir.resolve(), *sorted(others))
-        return Sandbox(hidden=hidden, socket=socket)
+        # What bots run on (this Python, its packages, the arena's SDK) stays visible
+        # even when it lives under /tmp, which the sandbox replaces with a private one.
+        arena_root = Path(__file__).resolve().parents[2]
+        keep = tuple(
+            sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), arena_root})
+        )
+        return Sandbox(hidden=hidden, socket=socket, keep=keep)
 
     async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
         if not self.links:
