@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 if TYPE_CHECKING:
-    from arena.bots import BotSpec
+    from arena.bots import BotSpec, Limits
     from arena.tournament.results import ResultsStore
 
 app = typer.Typer(
@@ -52,6 +52,10 @@ def play(
     decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
     overage_ms: Annotated[int, typer.Option(help="Overage bank per game (ms).")] = 10_000,
     sandbox: SandboxOption = False,
+    memory_mb: MemoryOption = 2048,
+    cpu_seconds: CpuOption = 600,
+    processes: ProcessesOption = 256,
+    log_kb: LogOption = 1024,
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
     from arena.play import play_one_game
@@ -75,7 +79,8 @@ def play(
 
     settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
     check_sandbox(sandbox)
-    result = play_one_game(specs, seed, out, settings, manual_seats, show_manual, sandbox)
+    limits = bot_limits(memory_mb, cpu_seconds, processes, log_kb)
+    result = play_one_game(specs, seed, out, settings, manual_seats, show_manual, sandbox, limits)
     report = result.report
     table = RichTable(title=f"game seed {seed}: {report.deals} deals")
     table.add_column("team")
@@ -110,6 +115,23 @@ SandboxOption = Annotated[
     bool,
     typer.Option(help="Run each bot in bubblewrap: no network, private filesystem view."),
 ]
+
+
+MemoryOption = Annotated[int, typer.Option(help="Address-space limit per bot process (MiB).")]
+CpuOption = Annotated[int, typer.Option(help="CPU-time limit per bot process (seconds).")]
+ProcessesOption = Annotated[int, typer.Option(help="Processes and threads per bot (cgroup).")]
+LogOption = Annotated[int, typer.Option(help="Log kept per seat (KiB).")]
+
+
+def bot_limits(memory_mb: int, cpu_seconds: int, processes: int, log_kb: int) -> Limits:
+    from arena.bots import Limits
+
+    return Limits(
+        memory_bytes=memory_mb * 1024 * 1024,
+        cpu_seconds=cpu_seconds,
+        processes=processes,
+        log_bytes=log_kb * 1024,
+    )
 
 
 def check_sandbox(sandbox: bool) -> None:
@@ -171,6 +193,10 @@ def run(
     ] = False,
     registry: RegistryOption = DEFAULT_REGISTRY,
     sandbox: SandboxOption = False,
+    memory_mb: MemoryOption = 2048,
+    cpu_seconds: CpuOption = 600,
+    processes: ProcessesOption = 256,
+    log_kb: LogOption = 1024,
 ) -> None:
     """Play a round-robin tournament (duplicate deals) and report win rates.
 
@@ -205,6 +231,7 @@ def run(
         jobs=jobs or os.cpu_count() or 1,
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
+        limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
         sandbox=sandbox,
     )
     check_sandbox(sandbox)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots import BotSpec
+from arena.bots import BotSpec, Limits
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
 
@@ -52,6 +52,7 @@ def play_one_game(
     manual_seats: frozenset[int] = frozenset(),
     on_manual: Callable[[list[ManualSeat]], None] | None = None,
     sandbox: bool = False,
+    limits: Limits | None = None,
 ) -> PlayResult:
     if len(entrants) != 3:
         raise ValueError("a game needs three entrants, one per team")
@@ -67,6 +68,7 @@ def play_one_game(
         manual_seats=manual_seats,
         seed=seed,
         sandbox=sandbox,
+        limits=limits or Limits(),
     )
     reports: list[GameReport] = []
 
