@@ -205,6 +205,7 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
+    from arena.tournament.results import ResultsStoreError
     from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
     from arena.tournament.schedule import ScheduleError
 
@@ -240,8 +241,10 @@ def run(
     try:
         with RunProgressBar(console, enabled=not as_json) as bar:
             summary = run_tournament(config, db.parent / "logs", bar.update)
-    except RunBusyError as error:
+    except (RunBusyError, ResultsStoreError) as error:
         fail(str(error))
+    except OSError as error:  # e.g. the disk filled up: what was committed is kept
+        fail(f"{error}; every game stored so far is kept, run the same command to resume")
     except RunInterrupted as stopped:
         err_console.print(
             f"interrupted: {stopped.summary.played} games played in this session are stored; "
