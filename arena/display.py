@@ -78,24 +78,23 @@ def render_report(console: Console, report: RunReport) -> None:
         ("#", "right"),
         ("entrant", "left"),
         ("games", "right"),
-        ("wins", "right"),
-        ("draws", "right"),
-        ("win rate", "right"),
-        ("95% interval", "right"),
+        ("W", "right"),
+        ("D", "right"),
+        ("win rate (95% CI)", "right"),
         ("vs par", "left"),
-        ("points/deal", "right"),
+        ("pts/deal", "right"),
         ("bids won", "right"),
         ("faults", "right"),
-        ("ms/decision", "right"),
+        ("ms/dec", "right"),
     ]:
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        table.add_column(column, justify=justify, no_wrap=column == "entrant")  # type: ignore[arg-type]
     for rank, s in enumerate(report.standings, start=1):
         if s.ci_low > PAR:
-            verdict = "[green]above par[/]"
+            verdict = "[green]above[/]"
         elif s.ci_high < PAR:
-            verdict = "[red]below par[/]"
+            verdict = "[red]below[/]"
         else:
-            verdict = "not distinguishable"
+            verdict = "unclear"
         bids = "-" if not s.bids_made else f"{s.bids_won}/{s.bids_made}"
         table.add_row(
             str(rank),
@@ -103,8 +102,7 @@ def render_report(console: Console, report: RunReport) -> None:
             str(s.games),
             str(s.wins),
             str(s.draws),
-            _pct(s.win_rate),
-            f"{s.ci_low:.1%} – {s.ci_high:.1%}",
+            f"{s.win_rate:.1%} ({s.ci_low:.0%}–{s.ci_high:.0%})",
             verdict,
             f"{s.points_per_deal:.2f}",
             bids,
@@ -114,8 +112,8 @@ def render_report(console: Console, report: RunReport) -> None:
     console.print(table)
     if report.head_to_head:
         h2h = Table(title="Head to head: how often A finished ahead of B in shared games")
-        for column in ("A", "B", "games", "A ahead", "ties", "B ahead", "A's rate", "95% interval"):
-            h2h.add_column(column)
+        for column in ("A", "B", "games", "A ahead", "ties", "B ahead", "A's rate (95% CI)"):
+            h2h.add_column(column, no_wrap=column in ("A", "B"))
         for h in report.head_to_head:
             if h.a >= h.b:
                 continue  # each pair once; (B, A) is the mirror image
@@ -126,8 +124,7 @@ def render_report(console: Console, report: RunReport) -> None:
                 str(h.a_ahead),
                 str(h.ties),
                 str(h.b_ahead),
-                _pct(h.rate),
-                f"{h.ci_low:.1%} – {h.ci_high:.1%}",
+                f"{h.rate:.1%} ({h.ci_low:.0%}–{h.ci_high:.0%})",
             )
         console.print(h2h)
     if report.faults_by_kind:
