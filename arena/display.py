@@ -80,7 +80,7 @@ def render_report(console: Console, report: RunReport) -> None:
         ("games", "right"),
         ("wins", "right"),
         ("draws", "right"),
-        ("win rate (95% CI)", "right"),
+        ("win rate, 95% interval", "right"),
         ("vs par", "left"),
         ("pts/deal", "right"),
         ("bids won", "right"),
@@ -112,7 +112,7 @@ def render_report(console: Console, report: RunReport) -> None:
     console.print(table)
     if report.head_to_head:
         h2h = Table(title="Head to head: how often A finished ahead of B in shared games")
-        for column in ("A", "B", "games", "A ahead", "ties", "B ahead", "A's rate (95% CI)"):
+        for column in ("A", "B", "games", "A ahead", "ties", "B ahead", "A's rate, 95% interval"):
             h2h.add_column(column, no_wrap=column in ("A", "B"))
         for h in report.head_to_head:
             if h.a >= h.b:
