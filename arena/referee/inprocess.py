@@ -16,9 +16,9 @@ from arena.engine import Game, view
 from arena.referee.policy import fallback_action
 from arena.referee.protocol import (
     KIND_TO_PB,
+    EventTranslator,
     action_to_answer,
     answer_to_action,
-    events_to_pb,
     legal_to_pb,
     view_to_pb,
 )
@@ -46,6 +46,7 @@ def play_game_in_process(bots: Sequence[Bot], seed: int, game_index: int = 0) ->
     """One game; seat s is played by ``bots[s]``. An illegal answer gets the fallback."""
     game = Game(seed)
     cursors = [0] * 6
+    translator = EventTranslator(game.events)
     started = pb.Event(game_started=pb.GameStarted(game_index=game_index))
     for bot in bots:
         bot.on_events([started])
@@ -61,7 +62,7 @@ def play_game_in_process(bots: Sequence[Bot], seed: int, game_index: int = 0) ->
             view=view_to_pb(view(game, seat), game_index),
             legal=legal_to_pb(game.legal()),
         )
-        events = events_to_pb(game.events_for(seat, cursors[seat]))
+        events = translator.for_seat(seat, cursors[seat])
         cursors[seat] = len(game.events)
         bot = bots[seat]
         if events:

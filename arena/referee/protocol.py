@@ -159,22 +159,6 @@ def deal_started_to_pb(started: ev.DealStarted, hand: ev.HandDealt) -> pb.Event:
     )
 
 
-def events_to_pb(events: list[ev.Event]) -> list[pb.Event]:
-    """A seat's events as protocol events; ``DealStarted`` folds in that seat's hand."""
-    out: list[pb.Event] = []
-    pending_start: ev.DealStarted | None = None
-    for event in events:
-        if isinstance(event, ev.DealStarted):
-            pending_start = event
-        elif isinstance(event, ev.HandDealt):
-            assert pending_start is not None
-            out.append(deal_started_to_pb(pending_start, event))
-            pending_start = None
-        else:
-            out.append(event_to_pb(event))
-    return out
-
-
 class EventTranslator:
     """Protocol events of one game for each seat, each public event converted only once.
 
