@@ -56,6 +56,7 @@ def play(
     cpu_seconds: CpuOption = 600,
     processes: ProcessesOption = 256,
     log_kb: LogOption = 1024,
+    build: BuildOption = True,
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
     from arena.play import play_one_game
@@ -65,6 +66,7 @@ def play(
     if len(entrants) != 3:
         fail(f"play takes three entrants (one per team), not {len(entrants)}")
     specs = load_entrants(entrants)
+    build_entrants(specs, out / "logs", build)
     manual_seats = frozenset(manual or ())
     if any(not 0 <= s <= 5 for s in manual_seats):
         fail("R1.1: seats are 0..5")
@@ -162,6 +164,28 @@ def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> l
     return specs
 
 
+BuildOption = Annotated[
+    bool, typer.Option(help="Run each bot's build command (from its bot.toml) first.")
+]
+
+
+def build_entrants(specs: list[BotSpec], log_dir: Path, build: bool) -> None:
+    """Build the bots whose manifest says how, once, before they play."""
+    from arena.bots import BotBuildError, build_bot
+
+    if not build:
+        return
+    for spec in {s.directory: s for s in specs if s.build}.values():
+        log = log_dir / f"build-{spec.name}.log"
+        # On stderr, so that --json output stays clean.
+        err_console.print(f"building {spec.name}: {' '.join(spec.build or ())}", highlight=False)
+        try:
+            build_bot(spec, log)
+        except BotBuildError as error:
+            err_console.print(error.log_tail.rstrip(), highlight=False, markup=False)
+            fail(f"{spec.name} did not build: {str(error).splitlines()[0]} (log: {log})")
+
+
 def open_store(db: Path, create: bool = True) -> ResultsStore:
     from arena.tournament.results import ResultsStore, ResultsStoreError
 
@@ -197,6 +221,7 @@ def run(
     cpu_seconds: CpuOption = 600,
     processes: ProcessesOption = 256,
     log_kb: LogOption = 1024,
+    build: BuildOption = True,
 ) -> None:
     """Play a round-robin tournament (duplicate deals) and report win rates.
 
@@ -225,6 +250,7 @@ def run(
     if games < 1:
         fail("--games must be at least 1")
     open_store(db).close()  # a clear error now for a file that is not a results database
+    build_entrants(specs, db.parent / "logs", build)
     config = RunConfig(
         entrants=tuple(specs),
         games=games,
