@@ -81,3 +81,32 @@ def test_run_plays_registered_bots_by_name(tmp_path: Path) -> None:
     assert '"greedy@' in result.output and '"lowest@' in result.output
     missing = runner.invoke(app, ["run", "nosuchbot", "greedy", "--registry", str(registry)])
     assert missing.exit_code != 0 and "no registered bot 'nosuchbot'" in missing.output
+
+
+@pytest.mark.timeout(300)
+def test_run_builds_a_bot_that_says_how(tmp_path: Path) -> None:
+    """A bot whose manifest has a build command is built before it plays."""
+    bot = tmp_path / "built"
+    bot.mkdir()
+    (bot / "bot.py.in").write_text("from arena.sdk import Bot, run\n\nrun(Bot())\n")
+    (bot / "bot.toml").write_text(
+        'name = "built"\ncommand = ["python3", "bot.py"]\n'
+        'build = ["sh", "-c", "cp bot.py.in bot.py"]\n'
+    )
+    result = runner.invoke(
+        app,
+        ["run", str(bot), str(SAMPLES / "random"), "--games", "1", "--db", str(tmp_path / "a.db")],
+    )
+    assert result.exit_code == 0, result.output
+    assert (bot / "bot.py").exists()
+    assert "faults by kind" not in result.output  # the built bot joined and played cleanly
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text(
+        'name = "broken"\ncommand = ["./bot"]\nbuild = ["sh", "-c", "echo no compiler; exit 4"]\n'
+    )
+    failed = runner.invoke(
+        app, ["run", str(broken), str(SAMPLES / "random"), "--db", str(tmp_path / "b.db")]
+    )
+    assert failed.exit_code != 0 and "broken did not build" in failed.output
+    assert "Traceback" not in failed.output
