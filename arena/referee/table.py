@@ -317,6 +317,8 @@ class Table:
                 return await self._await_answer(state, kind, request_id)
         except TimeoutError:
             return None, None
+        except LinkClosedError:
+            return None, (FaultKind.CLOSED, state.link.close_reason, "")
 
     async def _await_answer(
         self, state: _SeatState, kind: DecisionKind, request_id: int

@@ -1,0 +1,26 @@
+"""At the decision deadline the table looks once more at what has arrived; a stream that
+closed meanwhile is a `closed` fault, never an exception that stops the table."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import arena.referee  # noqa: F401 - grpc's environment first
+from arena.engine import DecisionKind
+from arena.referee.policy import FaultKind
+from arena.referee.server import SeatLink
+from arena.referee.table import Table, TableSettings, _SeatState
+
+
+def test_stream_closed_at_the_deadline_is_a_closed_fault() -> None:
+    async def main() -> None:
+        links = [SeatLink(seat, f"token-{seat}", time.monotonic() + 5) for seat in range(6)]
+        table = Table("m", links, [1], TableSettings(), ["a", "b", "c"])
+        links[2].close()  # the stream ended just as the deadline passed
+        state = _SeatState(links[2])
+        action, fault = await table._answer_already_here(state, DecisionKind.PLAY, 1)
+        assert action is None
+        assert fault is not None and fault[0] is FaultKind.CLOSED
+
+    asyncio.run(main())
