@@ -49,8 +49,8 @@ def play(
         list[int] | None,
         typer.Option(help="Leave this seat open for a bot you start by hand (repeatable)."),
     ] = None,
-    decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
-    overage_ms: Annotated[int, typer.Option(help="Overage bank per game (ms).")] = 10_000,
+    decision_ms: DecisionOption = 1000,
+    overage_ms: OverageOption = 10_000,
     sandbox: SandboxOption = False,
     memory_mb: MemoryOption = 2048,
     cpu_seconds: CpuOption = 600,
@@ -119,17 +119,22 @@ SandboxOption = Annotated[
 ]
 
 
+DecisionOption = Annotated[int, typer.Option(help="Time per decision (ms).")]
+OverageOption = Annotated[int, typer.Option(help="Overage bank per game (ms).")]
 MemoryOption = Annotated[int, typer.Option(help="Address-space limit per bot process (MiB).")]
 CpuOption = Annotated[int, typer.Option(help="CPU-time limit per bot process (seconds).")]
 ProcessesOption = Annotated[int, typer.Option(help="Processes and threads per bot (cgroup).")]
 LogOption = Annotated[int, typer.Option(help="Log kept per seat (KiB).")]
 
 
+_MiB = 1024 * 1024
+
+
 def bot_limits(memory_mb: int, cpu_seconds: int, processes: int, log_kb: int) -> Limits:
     from arena.bots import Limits
 
     return Limits(
-        memory_bytes=memory_mb * 1024 * 1024,
+        memory_bytes=memory_mb * _MiB,
         cpu_seconds=cpu_seconds,
         processes=processes,
         log_bytes=log_kb * 1024,
@@ -205,8 +210,8 @@ def run(
     seed: Annotated[int, typer.Option(help="Seed of the whole run: it decides every deal.")] = 1,
     jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
     db: Annotated[Path, typer.Option(help="The results database.")] = DEFAULT_DB,
-    decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
-    overage_ms: Annotated[int, typer.Option(help="Overage bank per game (ms).")] = 10_000,
+    decision_ms: DecisionOption = 1000,
+    overage_ms: OverageOption = 10_000,
     resume: Annotated[
         bool,
         typer.Option(help="Accepted for clarity: the same command always resumes its run."),
@@ -357,7 +362,7 @@ def submit(
     name: Annotated[str | None, typer.Option(help="Register under this name.")] = None,
     games: Annotated[int, typer.Option(help="Games in the validation match.")] = 2,
     registry: RegistryOption = DEFAULT_REGISTRY,
-    decision_ms: Annotated[int, typer.Option(help="Time per decision (ms).")] = 1000,
+    decision_ms: DecisionOption = 1000,
     join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
     sandbox: SandboxOption = False,
 ) -> None:

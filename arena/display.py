@@ -64,10 +64,6 @@ class RunProgressBar:
         self.progress.update(self.task, completed=state.done, rate=rate, leader=state.leader)
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
-
-
 def render_report(console: Console, report: RunReport) -> None:
     run = report.run
     table = Table(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import json
 import zlib
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotSpec, Limits
+from arena.referee.loop import run as run_loop
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
 
@@ -80,16 +80,7 @@ def play_one_game(
                 on_manual(match.manual)
             await match.play(on_game=reports.append)
 
-    _run(main())
+    run_loop(main())
     report = reports[0]
     path = write_record(report.record, out_dir / "games" / f"{match_id}.json.gz")
     return PlayResult(report, path, log_dir, triple)
-
-
-def _run(coroutine: object) -> None:
-    try:
-        import uvloop
-
-        uvloop.run(coroutine)  # type: ignore[arg-type]
-    except ImportError:  # pragma: no cover
-        asyncio.run(coroutine)  # type: ignore[arg-type]

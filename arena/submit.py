@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotBuildError, BotSpec, build_bot, load_bot, read_log_tail
+from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.table import TableSettings
@@ -93,8 +94,6 @@ def validate(
     sandbox: bool = False,
 ) -> tuple[BotSpec, list[Check], str]:
     """Build and check the bot at ``path``; return its spec, the checks and its log's tail."""
-    import uvloop
-
     spec = load_bot(path)
     if name:
         spec = dataclasses.replace(spec, name=name)
@@ -111,7 +110,7 @@ def validate(
                 return spec, checks, error.log_tail
             checks.append(Check("builds", True, " ".join(spec.build)))
         log_dir = root / "logs"
-        faults, lingering, returncodes = uvloop.run(
+        faults, lingering, returncodes = run_loop(
             _validate_match(spec, games, settings, log_dir, sandbox)
         )
         for check, kinds in CHECKS.items():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.bots import load_bot
+from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport
 from arena.tournament.schedule import game_seed
@@ -71,8 +72,6 @@ async def _play(games_per_seat: int, seed: int, jobs: int, log_dir: Path) -> Gre
 
 
 def bench_greedy(games: int, seed: int, jobs: int) -> GreedyFigures:
-    import uvloop
-
     per_seat = max(1, -(-games // 3))
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        return uvloop.run(_play(per_seat, seed, jobs, Path(tmp)))
+        return run_loop(_play(per_seat, seed, jobs, Path(tmp)))

@@ -118,6 +118,6 @@ async def _client(address: str) -> None:
 
 
 if __name__ == "__main__":
-    import uvloop
+    from arena.referee.loop import run as run_loop
 
-    uvloop.run(_client(sys.argv[1]))
+    run_loop(_client(sys.argv[1]))

@@ -6,7 +6,6 @@ bare gRPC ping-pong with the same server and client flavour (the transport's lim
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import tempfile
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.bots import load_bot
 from arena.referee.inprocess import load_python_bot, play_game_in_process
+from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import TableSettings
 
@@ -69,15 +69,8 @@ async def _grpc_games(games: int, seed: int, log_dir: Path) -> tuple[int, float,
     async with Referee() as referee:
         match = Match(referee, plan)
         match.launch()
-        started = 0.0
-        first_game = True
-
-        def on_game(_: object) -> None:
-            nonlocal first_game
-            first_game = False
-
         started = time.perf_counter()
-        table = await match.play(on_game=on_game)
+        table = await match.play()
         seconds = time.perf_counter() - started - table.join_wait_seconds
     return len(table.round_trips), seconds, table.round_trips
 
@@ -92,13 +85,11 @@ def _inprocess(games: int, seed: int) -> float:
 
 
 def bench_referee(games: int, seed: int, pingpong_rounds: int) -> RefereeFigures:
-    import uvloop
-
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        decisions, seconds, trips = uvloop.run(_grpc_games(games, seed, Path(tmp) / "logs"))
+        decisions, seconds, trips = run_loop(_grpc_games(games, seed, Path(tmp) / "logs"))
         address = f"unix:{tmp}/pingpong.sock"
-        pp_seconds, note = uvloop.run(serve_pingpong(address, pingpong_rounds))
-        six_seconds, _ = uvloop.run(serve_pingpong(address + "6", pingpong_rounds, streams=6))
+        pp_seconds, note = run_loop(serve_pingpong(address, pingpong_rounds))
+        six_seconds, _ = run_loop(serve_pingpong(address + "6", pingpong_rounds, streams=6))
     return RefereeFigures(
         games=games,
         decisions=decisions,
@@ -109,7 +100,3 @@ def bench_referee(games: int, seed: int, pingpong_rounds: int) -> RefereeFigures
         pingpong_note=note,
         pingpong_six_per_second=pingpong_rounds / six_seconds,
     )
-
-
-def run(coroutine: object) -> None:  # pragma: no cover - kept for symmetry with play.py
-    asyncio.run(coroutine)  # type: ignore[arg-type]

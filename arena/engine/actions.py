@@ -82,13 +82,6 @@ class Play:
 
 Action = Pass | Bid | NameTrump | Discard | Play
 
-ACTION_KINDS: Final[dict[type, DecisionKind]] = {
-    Pass: DecisionKind.BID,
-    Bid: DecisionKind.BID,
-    NameTrump: DecisionKind.TRUMP,
-    Discard: DecisionKind.DISCARD,
-    Play: DecisionKind.PLAY,
-}
 
 PASS: Final = Pass()
 BIDS: Final[dict[int, Bid]] = {n: Bid(n) for n in range(MIN_BID, MAX_BID + 1)}

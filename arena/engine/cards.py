@@ -307,6 +307,16 @@ def _trump_order(trump: Suit) -> list[int]:
     return [c.index for c in order]
 
 
+def most_trumps(hand: CardSet) -> Suit:
+    """The suit that would give ``hand`` most trumps (bauers and joker count, R2.4);
+    ties go to clubs, diamonds, hearts, spades in that order.
+
+    >>> most_trumps(CardSet.parse("JD 2H 3C"))  # the jack of diamonds is a heart trump
+    <Suit.HEARTS: 2>
+    """
+    return max(Suit, key=lambda s: ((hand.mask & TRUMP_MASKS[s]).bit_count(), -s))
+
+
 def _power_table(trump: Suit) -> tuple[int, ...]:
     """Trick-taking power: trumps above 100 by R2.3; other cards by rank (R2.5)."""
     power = [0] * DECK_SIZE
@@ -320,10 +330,6 @@ def _power_table(trump: Suit) -> tuple[int, ...]:
 
 
 POWER: Final[tuple[tuple[int, ...], ...]] = tuple(_power_table(Suit(t)) for t in range(4))
-
-TRUMP_ORDER: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(_trump_order(Suit(t))) for t in range(4)
-)
 
 
 def _protected_mask(trump: Suit) -> int:

@@ -75,7 +75,6 @@ TRICKS: Final = 6  # R7.4
 TARGET_SCORE: Final = 21  # R9.1
 DEFAULT_DRAW_LIMIT: Final = 200  # R9.4
 MAX_NON_DEALER_DISCARD: Final = 3  # R5.2
-POINT_CATEGORIES: Final = ("high", "low", "right", "left", "joker", "game")  # R6.1
 
 
 def team_of(seat: int) -> int:
@@ -322,7 +321,6 @@ class Game:
         self.high_bid = 0
         self.bidder: int | None = None
         self.trump: Suit | None = None
-        self._exchanges_left = 0
         self._trick_leader = 0
         self._trick: list[int] = []  # card indices in play order
         self._led_suit = 0  # R7.2: the effective suit of the card led
@@ -711,7 +709,3 @@ class Game:
     def current_trick(self) -> tuple[int, tuple[Card, ...]]:
         """The leader and the cards played so far to the trick in progress."""
         return self._trick_leader, tuple(CARDS[i] for i in self._trick)
-
-    @property
-    def won_masks(self) -> tuple[int, int, int]:
-        return (self._won[0], self._won[1], self._won[2])

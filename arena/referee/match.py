@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
 import sys
 import tempfile
 import time
@@ -206,7 +205,3 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
 def _seat_seed(seed: int, match_id: str, seat: int) -> str:
     digest = hashlib.sha256(f"{seed}:{match_id}:{seat}".encode()).hexdigest()
     return str(int(digest[:12], 16))
-
-
-def default_log_dir() -> Path:
-    return Path(os.environ.get("ARENA_LOG_DIR", "arena-results/logs"))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from arena.engine import PASS, PLAYS, TRUMPS, Action, Discard, DiscardRule, Game, Play, Suit
-from arena.engine.cards import TRUMP_MASKS
+from arena.engine import PASS, PLAYS, TRUMPS, Action, Discard, DiscardRule, Game, Play
+from arena.engine.cards import most_trumps
 
 
 class FaultKind(Enum):
@@ -58,10 +58,5 @@ def fallback_action(game: Game) -> Action:
     if first is PASS:
         return PASS
     if first in TRUMPS:
-        hand = game.hand(game.to_act)
-        return TRUMPS[max(Suit, key=lambda s: (_trump_count(hand.mask, s), -s))]
+        return TRUMPS[most_trumps(game.hand(game.to_act))]
     return PLAYS[min(a.card.index for a in legal if isinstance(a, Play))]
-
-
-def _trump_count(hand: int, suit: Suit) -> int:
-    return (hand & TRUMP_MASKS[suit]).bit_count()

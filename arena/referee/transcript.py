@@ -16,6 +16,7 @@ import arena.referee  # noqa: F401 - sets grpc's environment before grpc is impo
 from arena.bots import load_bot
 from arena.v1 import arena_pb2 as pb
 
+from .loop import run as run_loop
 from .match import Match, MatchPlan, Referee
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
@@ -47,10 +48,8 @@ async def _capture(seed: int, log_dir: Path) -> Exchange:
 
 
 def capture(seed: int = SEED) -> Exchange:
-    import uvloop
-
     with tempfile.TemporaryDirectory(prefix="arena-transcript-") as tmp:
-        return uvloop.run(_capture(seed, Path(tmp)))
+        return run_loop(_capture(seed, Path(tmp)))
 
 
 def _describe(direction: str, message: pb.RefereeMessage | pb.BotMessage) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from arena.engine import (
     DiscardRule,
     Suit,
 )
-from arena.engine.cards import TRUMP_MASKS
+from arena.engine.cards import most_trumps
+from arena.referee.loop import run as run_loop
 from arena.referee.protocol import (
     KIND_FROM_PB,
     PROTOCOL_VERSION,
@@ -86,8 +86,7 @@ class Bot:
         return PASS
 
     def trump(self, decision: Decision) -> Action:
-        mask = decision.hand.mask
-        return TRUMPS[max(Suit, key=lambda s: ((mask & TRUMP_MASKS[s]).bit_count(), -s))]
+        return TRUMPS[most_trumps(decision.hand)]
 
     def discard(self, decision: Decision) -> Action:
         return Discard(decision.discard_rule.example())
@@ -169,13 +168,7 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> None:
     if not address or not token:
         sys.exit(f"[{bot.name}] ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)")
     try:
-        import uvloop
-
-        runner: Any = uvloop.run
-    except ImportError:  # pragma: no cover - uvloop is a dependency on every supported OS
-        runner = asyncio.run
-    try:
-        runner(play_stream(bot, address, token))
+        run_loop(play_stream(bot, address, token))
     except RefereeRefused as error:
         print(f"[{bot.name}] the referee refused this bot: {error}", file=sys.stderr)
         sys.exit(2)

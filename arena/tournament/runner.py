@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import BotSpec, Limits
+from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
 from arena.tournament.results import (
@@ -342,7 +343,7 @@ def run_tournament(
                     loop.remove_signal_handler(sig)
 
         try:
-            _run_loop(main())
+            run_loop(main())
         except asyncio.CancelledError:
             raise RunInterrupted(
                 RunSummary(
@@ -357,12 +358,3 @@ def run_tournament(
                 )
             ) from None
         return summary_box[0]
-
-
-def _run_loop(coroutine: Any) -> None:
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvloop is a dependency on Linux and macOS
-        asyncio.run(coroutine)
-        return
-    uvloop.run(coroutine)
