@@ -111,6 +111,9 @@ def timeouts(s: Scenario) -> None:
     assert len(faulted) == len(s.zoo.faults)
 
 
+DELIVERY_GRACE_MS = 30
+
+
 def bank_drainer(s: Scenario) -> None:
     """Overdrawing the decision time only drains the bank; within the bank it is no fault."""
     assert s.zoo_faults() == []
@@ -122,8 +125,11 @@ def bank_drainer(s: Scenario) -> None:
         overdrawn = [n for n in drawn if n["over"] > 0]
         assert len(overdrawn) >= 2, drawn
         for before, after in itertools.pairwise(drawn):
-            # The referee charges at least what the bot overdrew.
-            assert after["bank_ms"] <= before["bank_ms"] - before["over"], drawn
+            # The referee charges what the bot overdrew. Its clock starts when delivery of
+            # the request completes, which on a busy machine can be a few milliseconds
+            # after the bot already has it; that gap is the bot's to keep.
+            charged = before["bank_ms"] - after["bank_ms"]
+            assert charged >= before["over"] - DELIVERY_GRACE_MS, drawn
         assert banks[-1] < 120  # drawn down until the bot stopped overdrawing
         assert s.zoo.reports[0].seats[seat].seconds_max >= (FAST.decision_ms + 80) / 1000
 
