@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-import grpc  # after arena.referee, which sets grpc's environment
+import grpc  # after arena.referee (see arena/sdk/__init__.py), which sets its environment
 
 from arena.engine import (
     PASS,
