@@ -202,6 +202,17 @@ def trick_to_pb(trick: Trick) -> pb.Trick:
     return pb.Trick(leader=trick.leader, cards=card_texts(trick.cards), winner=trick.winner)
 
 
+@functools.lru_cache(maxsize=1024)
+def _bids_to_pb(bids: tuple[tuple[int, int], ...]) -> tuple[pb.BidMade, ...]:
+    """A deal's bids so far; cached, since every later view of the deal repeats them."""
+    return tuple(pb.BidMade(seat=s, amount=a) for s, a in bids)
+
+
+@functools.lru_cache(maxsize=1024)
+def _exchanges_to_pb(exchanges: tuple[tuple[int, int, int], ...]) -> tuple[pb.Exchanged, ...]:
+    return tuple(pb.Exchanged(seat=s, discarded=d, received=r) for s, d, r in exchanges)
+
+
 def view_to_pb(view: View, game_index: int) -> pb.View:
     """R10: the seat's view, complete enough for a stateless bot."""
     current = pb.Trick(
@@ -216,11 +227,11 @@ def view_to_pb(view: View, game_index: int) -> pb.View:
         dealer=view.dealer,
         scores=view.scores,
         hand=card_texts(view.hand),
-        bids=[pb.BidMade(seat=s, amount=a) for s, a in view.bids],
+        bids=_bids_to_pb(view.bids),
         bidder=-1 if view.bidder is None else view.bidder,
         contract=view.contract,
         trump=SUIT_TO_PB[view.trump] if view.trump is not None else pb.SUIT_UNSPECIFIED,
-        exchanges=[pb.Exchanged(seat=s, discarded=d, received=r) for s, d, r in view.exchanges],
+        exchanges=_exchanges_to_pb(view.exchanges),
         own_discarded=card_texts(view.own_discarded),
         own_received=card_texts(view.own_received),
         tricks=[trick_to_pb(t) for t in view.tricks],

@@ -9,6 +9,7 @@ that garbage from a bot is a recorded fault and not a dead stream.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import secrets
 import time
@@ -33,6 +34,40 @@ class LinkClosedError(Exception):
     """The seat's stream is closed or broken."""
 
 
+class Inbox:
+    """A seat's unread messages: the stream's reader puts, the table takes.
+
+    ``asyncio.Queue`` with only what a seat needs (one reader, one taker), since every
+    answer passes through here on the hot path. An item stays queued until taken, so a
+    taker cancelled by its deadline loses nothing.
+    """
+
+    def __init__(self) -> None:
+        self._items: collections.deque[bytes | None] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: bytes | None) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> bytes | None:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
+
+
 def new_token() -> str:
     """An unguessable single-use seat token (192 random bits)."""
     return secrets.token_urlsafe(24)
@@ -48,7 +83,7 @@ class SeatLink:
     joined: asyncio.Event = field(default_factory=asyncio.Event)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     gone: asyncio.Event = field(default_factory=asyncio.Event)  # closed, or process exited
-    inbox: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
+    inbox: Inbox = field(default_factory=Inbox)
     bot_name: str = ""
     bot_version: str = ""
     closed: bool = False  # the stream ended or broke: auto-play from here on

@@ -155,7 +155,7 @@ class Table:
         waiting_since = time.monotonic()
         pending = [s.link for s in self.seats if not s.link.joined.is_set()]
         # Each seat until its own deadline: a seat left open for a person is given longer.
-        await asyncio.gather(*(_joined_or_gone(link) for link in pending))
+        await asyncio.gather(*(joined_or_gone(link) for link in pending))
         self.join_wait_seconds = time.monotonic() - waiting_since
         for state in self.seats:
             if not state.link.joined.is_set():
@@ -251,28 +251,32 @@ class Table:
             await self._tell_faults(state)
         action: Action | None = None
         fault: tuple[FaultKind, str, str] | None = None
+        sent_at: float | None = None
         try:
-            # A bot that does not read its messages is stalled; delivering is not timed
-            # against its decision time, so a slow moment of the referee cannot stall it.
-            async with asyncio.timeout(SEND_TIMEOUT):
+            # One deadline, moved once (cheaper than two on the hot path): first for the
+            # delivery, then for the answer. Delivering is not timed against the decision
+            # time, so a slow moment of the referee is not the bot's; a bot that does not
+            # read its messages at all is stalled.
+            async with asyncio.timeout(SEND_TIMEOUT) as deadline:
                 await state.link.write(message)
+                sent_at = time.monotonic()
+                deadline.reschedule(
+                    asyncio.get_running_loop().time() + (time_ms + state.bank_ms) / 1000
+                )
+                action, fault = await self._await_answer(state, kind, request_id)
         except TimeoutError:
-            state.link.close()
-            fault = (FaultKind.STALLED, "the bot does not read its messages", "")
-        except LinkClosedError:
-            fault = (FaultKind.CLOSED, state.link.close_reason, "")
-        sent_at = time.monotonic()
-        if fault is None:
-            try:
-                async with asyncio.timeout((time_ms + state.bank_ms) / 1000):
-                    action, fault = await self._await_answer(state, kind, request_id)
-            except TimeoutError:
+            if sent_at is None:
+                state.link.close()
+                fault = (FaultKind.STALLED, "the bot does not read its messages", "")
+            else:
                 action, fault = await self._answer_already_here(state, kind, request_id)
                 if action is None and fault is None:
                     state.bank_ms = 0.0
                     fault = (FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank", "")
-            except LinkClosedError:
-                fault = (FaultKind.CLOSED, state.link.close_reason, "")
+        except LinkClosedError:
+            fault = (FaultKind.CLOSED, state.link.close_reason, "")
+        if sent_at is None:
+            sent_at = time.monotonic()
         if fault is not None and fault[0] in (FaultKind.CLOSED, FaultKind.STALLED):
             state.auto = True
         elapsed = time.monotonic() - sent_at
@@ -444,7 +448,7 @@ class Table:
         )
 
 
-async def _joined_or_gone(link: SeatLink) -> None:
+async def joined_or_gone(link: SeatLink) -> None:
     """Return when the seat has joined, has gone, or its join deadline has passed."""
     joined = asyncio.ensure_future(link.joined.wait())
     gone = asyncio.ensure_future(link.gone.wait())
