@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 import grpc  # after arena.referee (see arena/sdk/__init__.py), which sets its environment
@@ -36,35 +36,45 @@ class RefereeRefused(RuntimeError):
     """The referee refused this bot (wrong token, late join, bad protocol version)."""
 
 
-@dataclass(frozen=True)
 class Decision:
-    """One decision request, with its view and legal choices as engine values."""
+    """One decision request, with its view and legal choices as engine values.
 
-    request: pb.DecisionRequest
-    kind: DecisionKind
-    seat: int
-    hand: CardSet
-    trump: Suit | None
-    legal: Any  # list[Action], or a DiscardRule for DecisionKind.DISCARD
+    The hand and the legal choices are read from the request when first used: a bot
+    answers within its time, and most decisions need only one of them.
+    """
+
+    def __init__(self, request: pb.DecisionRequest) -> None:
+        self.request = request
+        self.kind = KIND_FROM_PB[request.kind]
+        self.seat: int = request.view.seat
+
+    @classmethod
+    def from_request(cls, request: pb.DecisionRequest) -> Decision:
+        return cls(request)
 
     @property
     def view(self) -> pb.View:
         """Everything the seat may know (R10), as sent by the referee."""
         return self.request.view
 
+    @functools.cached_property
+    def hand(self) -> CardSet:
+        return parse_cards(self.request.view.hand)
+
+    @functools.cached_property
+    def trump(self) -> Suit | None:
+        return SUIT_FROM_PB.get(self.request.view.trump)
+
+    @functools.cached_property
+    def legal(self) -> Any:
+        """A list of actions, or a ``DiscardRule`` for ``DecisionKind.DISCARD``."""
+        hand = self.hand if self.kind is DecisionKind.DISCARD else CardSet(0)
+        return legal_from_pb(self.kind, self.request.legal, self.seat, hand)
+
     @property
     def discard_rule(self) -> DiscardRule:
         assert isinstance(self.legal, DiscardRule)
         return self.legal
-
-    @classmethod
-    def from_request(cls, request: pb.DecisionRequest) -> Decision:
-        kind = KIND_FROM_PB[request.kind]
-        view = request.view
-        hand = parse_cards(view.hand)
-        trump = SUIT_FROM_PB.get(view.trump)
-        legal = legal_from_pb(kind, request.legal, view.seat, hand)
-        return cls(request, kind, view.seat, hand, trump, legal)
 
 
 class Bot:
