@@ -22,7 +22,7 @@ from arena.bots.process import BotStartError
 from arena.bots.sandbox import Sandbox, SandboxUnavailableError
 
 from .server import SeatLink, TokenRegistry, create_server, new_token
-from .table import OnGame, Table, TableSettings
+from .table import OnGame, Table, TableSettings, joined_or_gone
 
 MANUAL_JOIN_TIMEOUT_S = 600.0
 EXIT_GRACE_S = 2.0  # how long a bot may take to exit after MatchOver
@@ -159,12 +159,29 @@ class Match:
         )
         return Sandbox(hidden=hidden, socket=socket, keep=keep)
 
-    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
-        if not self.links:
-            self.launch()
+    async def joined(self, timeout: float) -> None:
+        """Wait until every launched bot has joined or ended, for at most ``timeout`` s.
+
+        Bots starting at the same time share the CPU; a launcher that waits for one
+        match's bots before starting the next gets the first table playing sooner.
+        """
+        self._watch_processes()
+        launched = [self.links[seat] for seat, p in enumerate(self.processes) if p is not None]
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await asyncio.gather(*(joined_or_gone(link) for link in launched))
+
+    def _watch_processes(self) -> None:
+        if self._watchers:
+            return
         for seat, process in enumerate(self.processes):
             if process is not None:
                 self._watchers.append(asyncio.ensure_future(_watch(process, self.links[seat])))
+
+    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
+        if not self.links:
+            self.launch()
+        self._watch_processes()
         names = [spec.name for spec in self.plan.entrants]
         meta = {
             "entrants": [{"name": s.name, "version": s.version} for s in self.plan.entrants],

@@ -123,7 +123,8 @@ class Table:
         self._faults_before = 0
         self._translator = EventTranslator([])
         self.join_wait_seconds = 0.0  # how long the table waited for its bots to join
-        self.round_trips: list[float] = []  # seconds per answered decision, for benchmarks
+        # Seconds from sending each request to having its answer (or fault), for benchmarks.
+        self.round_trips: list[float] = []
 
     # --- the match ------------------------------------------------------------------
 
@@ -252,6 +253,7 @@ class Table:
         action: Action | None = None
         fault: tuple[FaultKind, str, str] | None = None
         sent_at: float | None = None
+        asked_at = time.monotonic()
         try:
             # One deadline, moved once (cheaper than two on the hot path): first for the
             # delivery, then for the answer. Delivering is not timed against the decision
@@ -279,12 +281,13 @@ class Table:
             sent_at = time.monotonic()
         if fault is not None and fault[0] in (FaultKind.CLOSED, FaultKind.STALLED):
             state.auto = True
-        elapsed = time.monotonic() - sent_at
+        answered_at = time.monotonic()
+        elapsed = answered_at - sent_at
         stats = state.stats
         stats.decisions += 1
         stats.seconds_total += elapsed
         stats.seconds_max = max(stats.seconds_max, elapsed)
-        self.round_trips.append(elapsed)
+        self.round_trips.append(answered_at - asked_at)
         over_ms = elapsed * 1000 - time_ms
         if over_ms > 0:
             state.bank_ms = max(0.0, state.bank_ms - over_ms)

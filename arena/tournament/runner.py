@@ -36,6 +36,8 @@ from arena.tournament.results import (
 )
 from arena.tournament.schedule import ScheduledMatch, round_robin, schedule_size
 
+LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bots to join
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -96,7 +98,7 @@ class RunSummary:
     skipped: int
     wall_seconds: float
     decisions: int
-    join_wait_seconds: float  # tables waiting for their bots to start and join
+    join_wait_seconds: float  # table slots waiting for bots to be launched and to join
     launch_seconds: float  # spent in starting processes
     interrupted: bool = False
 
@@ -215,12 +217,21 @@ class TournamentRunner:
                     await loop.run_in_executor(launch_thread, match.launch)
                     summary.launch_seconds += match.start_seconds
                     ready.put_nowait((match, scheduled, skip))
+                    # One match's bots at a time: started together they share the CPU
+                    # and every table waits for the slowest; bounded, so a bot that
+                    # never joins holds up no other match for long.
+                    await match.joined(timeout=LAUNCH_HEAD_START_S)
             finally:
                 for _ in range(jobs):
                     ready.put_nowait(None)  # unbounded queue: never blocks, even when cancelled
 
         async def worker() -> None:
-            while (item := await ready.get()) is not None:
+            while True:
+                idle_since = time.monotonic()
+                if (item := await ready.get()) is None:
+                    break
+                # A table slot waiting for a launch is waiting for start-up too.
+                summary.join_wait_seconds += time.monotonic() - idle_since
                 launch_slots.release()
                 match, scheduled, skip = item
                 store_game = functools.partial(self._store_game, scheduled, summary)
