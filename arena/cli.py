@@ -452,24 +452,32 @@ def main() -> None:
 
 @bench_app.command("referee")
 def bench_referee_command(
-    games: Annotated[int, typer.Option(help="Games on the table.")] = 20,
+    games: Annotated[int, typer.Option(help="Games on the table per round.")] = 20,
     seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
-    pingpong: Annotated[int, typer.Option(help="Round trips of the bare ping-pong.")] = 5000,
+    pingpong: Annotated[int, typer.Option(help="Round trips of each bare ping-pong.")] = 5000,
+    rounds: Annotated[int, typer.Option(help="Rounds; medians are reported.")] = 3,
 ) -> None:
     """One table, six real `random` bot processes over gRPC; in-process and ping-pong beside."""
     from arena.bench.referee import bench_referee
 
-    f = bench_referee(games, seed, pingpong)
+    f = bench_referee(games, seed, pingpong, max(1, rounds))
     lines = [
-        f"grpc: {f.games} games, {f.decisions} decisions in {f.play_seconds:.2f} s",
-        f"{f.decisions_per_second:.0f} decisions/s over gRPC",
+        f"round {i}: {r.decisions_per_second:.0f} decisions/s over gRPC; ping-pong "
+        f"{r.pingpong_one:.0f} round trips/s with one client process, "
+        f"{r.pingpong_six:.0f} with six; ratio {r.ratio:.2f}"
+        for i, r in enumerate(f.rounds, 1)
+    ]
+    lines += [
+        f"grpc: {f.games} games × {len(f.rounds)} rounds, {f.decisions} decisions",
+        f"{f.decisions_per_second:.0f} decisions/s over gRPC (median round)",
         f"round trip per decision: median {f.median_ms:.3f} ms, p99 {f.p99_ms:.3f} ms",
         f"{f.games_per_second:.2f} games/s over gRPC",
         f"{f.inprocess_decisions_per_second:.0f} decisions/s in-process (same bots, no gRPC)",
-        f"{f.pingpong_round_trips_per_second:.0f} round trips/s bare gRPC ping-pong "
+        f"{f.pingpong_one:.0f} round trips/s bare gRPC ping-pong, one client process "
         f"({f.pingpong_note})",
-        f"{f.pingpong_six_per_second:.0f} round trips/s bare gRPC, six client processes "
-        "taking turns (a table's pattern)",
+        f"{f.pingpong_six:.0f} round trips/s bare gRPC ping-pong, six client processes "
+        "taking turns (a table's pattern: the transport's limit for a table)",
+        f"ratio to the one-process ping-pong: {f.ratio_one_stream:.2f}",
         f"ratio: {f.ratio:.2f}",
     ]
     for line in lines:
@@ -507,21 +515,27 @@ def bench_tournament_command(
     games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
     jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
+    rounds: Annotated[int, typer.Option(help="Rounds; medians are reported.")] = 3,
 ) -> None:
     """A run of the Python sample bots; then the same run one table at a time."""
     import os
 
     from arena.bench.tournament import bench_tournament
 
-    f = bench_tournament(games, jobs or os.cpu_count() or 1, seed)
-    s = f.summary
+    f = bench_tournament(games, jobs or os.cpu_count() or 1, seed, max(1, rounds))
     lines = [
-        f"run: {s.played} games, {s.decisions} decisions in {s.wall_seconds:.1f} s "
-        f"with {f.jobs} tables",
-        f"{f.games_per_second:.2f} games/s",
+        f"round {i}: {r.summary.played} games, {r.summary.decisions} decisions in "
+        f"{r.summary.wall_seconds:.1f} s with {f.jobs} tables; {r.games_per_second:.2f} games/s; "
+        f"one table alone {r.single_games_per_second:.2f} games/s; scaling {r.scaling:.2f}; "
+        f"start-up share {r.startup_share:.1%}"
+        for i, r in enumerate(f.rounds, 1)
+    ]
+    lines += [
+        f"{f.games_per_second:.2f} games/s with {f.jobs} tables (median round)",
         f"{f.decisions_per_second:.0f} decisions/s",
         f"start-up share of wall time: {f.startup_share:.1%} "
-        f"(tables waiting for bots to join; {s.launch_seconds:.2f} s spent launching)",
+        f"(table slots waiting for bots to be launched and join; "
+        f"{f.launch_seconds:.2f} s spent launching)",
         f"one table alone: {f.single_games_per_second:.2f} games/s",
         f"scaling: {f.scaling:.2f} of one table × {f.jobs}",
     ]

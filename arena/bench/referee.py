@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,35 +26,78 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 @dataclass(frozen=True)
-class RefereeFigures:
-    games: int
+class RefereeRound:
+    """One round: the table's games over gRPC, then both ping-pongs, back to back."""
+
     decisions: int
     play_seconds: float
     round_trips: list[float]
-    inprocess_decisions_per_second: float
-    pingpong_round_trips_per_second: float
-    pingpong_note: str
-    pingpong_six_per_second: float
+    pingpong_one: float  # round trips/s, one client process
+    pingpong_six: float  # round trips/s, six client processes taking turns
 
     @property
     def decisions_per_second(self) -> float:
         return self.decisions / self.play_seconds
 
     @property
+    def ratio(self) -> float:
+        """Against the transport's limit for a table: six processes taking turns."""
+        return self.decisions_per_second / self.pingpong_six
+
+    @property
+    def ratio_one_stream(self) -> float:
+        return self.decisions_per_second / self.pingpong_one
+
+
+@dataclass(frozen=True)
+class RefereeFigures:
+    games: int
+    rounds: list[RefereeRound]
+    inprocess_decisions_per_second: float
+    pingpong_note: str
+
+    def _median(self, figure: Callable[[RefereeRound], float]) -> float:
+        return statistics.median(figure(r) for r in self.rounds)
+
+    @property
+    def decisions(self) -> int:
+        return sum(r.decisions for r in self.rounds)
+
+    @property
+    def decisions_per_second(self) -> float:
+        return self._median(lambda r: r.decisions_per_second)
+
+    @property
     def games_per_second(self) -> float:
-        return self.games / self.play_seconds
+        return self._median(lambda r: self.games / r.play_seconds)
 
     @property
-    def median_ms(self) -> float:
-        return statistics.median(self.round_trips) * 1000
+    def pingpong_one(self) -> float:
+        return self._median(lambda r: r.pingpong_one)
 
     @property
-    def p99_ms(self) -> float:
-        return statistics.quantiles(self.round_trips, n=100)[98] * 1000
+    def pingpong_six(self) -> float:
+        return self._median(lambda r: r.pingpong_six)
 
     @property
     def ratio(self) -> float:
-        return self.decisions_per_second / self.pingpong_round_trips_per_second
+        return self._median(lambda r: r.ratio)
+
+    @property
+    def ratio_one_stream(self) -> float:
+        return self._median(lambda r: r.ratio_one_stream)
+
+    @property
+    def _all_trips(self) -> list[float]:
+        return [t for r in self.rounds for t in r.round_trips]
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self._all_trips) * 1000
+
+    @property
+    def p99_ms(self) -> float:
+        return statistics.quantiles(self._all_trips, n=100)[98] * 1000
 
 
 async def _grpc_games(games: int, seed: int, log_dir: Path) -> tuple[int, float, list[float]]:
@@ -84,19 +128,32 @@ def _inprocess(games: int, seed: int) -> float:
     return decisions / (time.perf_counter() - started)
 
 
-def bench_referee(games: int, seed: int, pingpong_rounds: int) -> RefereeFigures:
+def bench_referee(games: int, seed: int, pingpong_rounds: int, rounds: int) -> RefereeFigures:
+    """``rounds`` rounds of: the games over gRPC, the one-stream and the six-process
+    ping-pong. Each ratio is taken within its round (the machine is shared and its load
+    drifts); the medians of the rounds are reported."""
+    measured: list[RefereeRound] = []
+    note = ""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        decisions, seconds, trips = run_loop(_grpc_games(games, seed, Path(tmp) / "logs"))
-        address = f"unix:{tmp}/pingpong.sock"
-        pp_seconds, note = run_loop(serve_pingpong(address, pingpong_rounds))
-        six_seconds, _ = run_loop(serve_pingpong(address + "6", pingpong_rounds, streams=6))
+        for index in range(rounds):
+            decisions, seconds, trips = run_loop(
+                _grpc_games(games, seed, Path(tmp) / f"logs{index}")
+            )
+            address = f"unix:{tmp}/pingpong{index}.sock"
+            one_seconds, note = run_loop(serve_pingpong(address, pingpong_rounds))
+            six_seconds, _ = run_loop(serve_pingpong(address + "6", pingpong_rounds, streams=6))
+            measured.append(
+                RefereeRound(
+                    decisions=decisions,
+                    play_seconds=seconds,
+                    round_trips=trips,
+                    pingpong_one=pingpong_rounds / one_seconds,
+                    pingpong_six=pingpong_rounds / six_seconds,
+                )
+            )
     return RefereeFigures(
         games=games,
-        decisions=decisions,
-        play_seconds=seconds,
-        round_trips=trips,
+        rounds=measured,
         inprocess_decisions_per_second=_inprocess(games, seed),
-        pingpong_round_trips_per_second=pingpong_rounds / pp_seconds,
         pingpong_note=note,
-        pingpong_six_per_second=pingpong_rounds / six_seconds,
     )

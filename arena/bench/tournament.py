@@ -8,8 +8,10 @@ the number of cores).
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +23,10 @@ PYTHON_SAMPLES = ("random", "greedy", "lowest")
 
 
 @dataclass(frozen=True)
-class TournamentFigures:
+class TournamentRound:
+    """One round: the run with ``jobs`` tables, then the same run on one table."""
+
     jobs: int
-    games: int
     summary: RunSummary
     single: RunSummary
 
@@ -41,12 +44,46 @@ class TournamentFigures:
 
     @property
     def startup_share(self) -> float:
-        """Wall time during which a table slot waited for its bots to start and join."""
+        """Wall time during which a table slot waited for bots to be launched and join."""
         return self.summary.join_wait_seconds / (self.summary.wall_seconds * self.jobs)
 
     @property
     def scaling(self) -> float:
         return self.games_per_second / (self.single_games_per_second * self.jobs)
+
+
+@dataclass(frozen=True)
+class TournamentFigures:
+    jobs: int
+    games: int
+    rounds: list[TournamentRound]
+
+    def _median(self, figure: Callable[[TournamentRound], float]) -> float:
+        return statistics.median(figure(r) for r in self.rounds)
+
+    @property
+    def games_per_second(self) -> float:
+        return self._median(lambda r: r.games_per_second)
+
+    @property
+    def decisions_per_second(self) -> float:
+        return self._median(lambda r: r.decisions_per_second)
+
+    @property
+    def single_games_per_second(self) -> float:
+        return self._median(lambda r: r.single_games_per_second)
+
+    @property
+    def startup_share(self) -> float:
+        return self._median(lambda r: r.startup_share)
+
+    @property
+    def launch_seconds(self) -> float:
+        return self._median(lambda r: r.summary.launch_seconds)
+
+    @property
+    def scaling(self) -> float:
+        return self._median(lambda r: r.scaling)
 
 
 def _run(games: int, jobs: int, seed: int, root: Path) -> RunSummary:
@@ -58,8 +95,13 @@ def _run(games: int, jobs: int, seed: int, root: Path) -> RunSummary:
     return summary
 
 
-def bench_tournament(games: int, jobs: int, seed: int) -> TournamentFigures:
+def bench_tournament(games: int, jobs: int, seed: int, rounds: int) -> TournamentFigures:
+    """``rounds`` rounds of the run and its one-table twin, back to back; each scaling is
+    taken within its round (the machine is shared and its load drifts), medians reported."""
+    measured = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        summary = _run(games, jobs, seed, Path(tmp) / "run")
-        single = _run(games, 1, seed, Path(tmp) / "single")
-    return TournamentFigures(jobs, games, summary, single)
+        for index in range(rounds):
+            summary = _run(games, jobs, seed, Path(tmp) / f"run{index}")
+            single = _run(games, 1, seed, Path(tmp) / f"single{index}")
+            measured.append(TournamentRound(jobs, summary, single))
+    return TournamentFigures(jobs, games, measured)

@@ -212,6 +212,41 @@ def test_bench_engine_prints_decisions_per_second() -> None:
     assert any(re.fullmatch(r"[\d,.]+ decisions/s", line) for line in lines), result.stdout
 
 
+def _figure(pattern: str, text: str) -> float:
+    match = re.search(pattern, text, re.MULTILINE)
+    assert match is not None, f"no line matching {pattern!r} in:\n{text}"
+    return float(match.group(1))
+
+
+def test_bench_referee_prints_each_round_and_the_median_ratio() -> None:
+    """Six real bot processes and both ping-pongs, twice; the ratio is a median of rounds."""
+    result = invoke("bench", "referee", "--games", "1", "--pingpong", "300", "--rounds", "2")
+    assert_ok(result)
+    out = result.stdout
+    rounds = re.findall(r"^round \d+: \d+ decisions/s over gRPC.* ratio ([\d.]+)$", out, re.M)
+    assert len(rounds) == 2, out
+    per_second = _figure(r"^(\d+) decisions/s over gRPC \(median round\)$", out)
+    six = _figure(r"^(\d+) round trips/s bare gRPC ping-pong, six client processes", out)
+    one = _figure(r"^(\d+) round trips/s bare gRPC ping-pong, one client process", out)
+    ratio = _figure(r"^ratio: ([\d.]+)$", out)
+    assert per_second > 0 and six > 0 and one > 0
+    assert min(map(float, rounds)) - 0.01 <= ratio <= max(map(float, rounds)) + 0.01
+    assert _figure(r"^ratio to the one-process ping-pong: ([\d.]+)$", out) > 0
+    assert re.search(r"^round trip per decision: median [\d.]+ ms, p99 [\d.]+ ms$", out, re.M)
+
+
+@pytest.mark.timeout(300)
+def test_bench_tournament_prints_scaling_and_start_up_share() -> None:
+    result = invoke("bench", "tournament", "--games", "1", "--jobs", "2", "--rounds", "1")
+    assert_ok(result)
+    out = result.stdout
+    assert re.search(r"^round 1: 6 games, \d+ decisions in ", out, re.M), out
+    assert _figure(r"^([\d.]+) games/s with 2 tables \(median round\)$", out) > 0
+    assert _figure(r"^one table alone: ([\d.]+) games/s$", out) > 0
+    assert _figure(r"^scaling: ([\d.]+) of one table × 2$", out) > 0
+    assert 0 <= _figure(r"^start-up share of wall time: ([\d.]+)%", out) < 100
+
+
 # --- bad input: a clear message and a non-zero exit, never a traceback ----------------------
 
 
