@@ -9,7 +9,6 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import TableSettings
 
+from . import median_of
 from .pingpong import serve_pingpong
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
@@ -56,36 +56,33 @@ class RefereeFigures:
     inprocess_decisions_per_second: float
     pingpong_note: str
 
-    def _median(self, figure: Callable[[RefereeRound], float]) -> float:
-        return statistics.median(figure(r) for r in self.rounds)
-
     @property
     def decisions(self) -> int:
         return sum(r.decisions for r in self.rounds)
 
     @property
     def decisions_per_second(self) -> float:
-        return self._median(lambda r: r.decisions_per_second)
+        return median_of(self.rounds, lambda r: r.decisions_per_second)
 
     @property
     def games_per_second(self) -> float:
-        return self._median(lambda r: self.games / r.play_seconds)
+        return median_of(self.rounds, lambda r: self.games / r.play_seconds)
 
     @property
     def pingpong_one(self) -> float:
-        return self._median(lambda r: r.pingpong_one)
+        return median_of(self.rounds, lambda r: r.pingpong_one)
 
     @property
     def pingpong_six(self) -> float:
-        return self._median(lambda r: r.pingpong_six)
+        return median_of(self.rounds, lambda r: r.pingpong_six)
 
     @property
     def ratio(self) -> float:
-        return self._median(lambda r: r.ratio)
+        return median_of(self.rounds, lambda r: r.ratio)
 
     @property
     def ratio_one_stream(self) -> float:
-        return self._median(lambda r: r.ratio_one_stream)
+        return median_of(self.rounds, lambda r: r.ratio_one_stream)
 
     @property
     def _all_trips(self) -> list[float]:

@@ -8,15 +8,15 @@ the number of cores).
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import load_bot
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
+
+from . import median_of
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 PYTHON_SAMPLES = ("random", "greedy", "lowest")
@@ -58,32 +58,29 @@ class TournamentFigures:
     games: int
     rounds: list[TournamentRound]
 
-    def _median(self, figure: Callable[[TournamentRound], float]) -> float:
-        return statistics.median(figure(r) for r in self.rounds)
-
     @property
     def games_per_second(self) -> float:
-        return self._median(lambda r: r.games_per_second)
+        return median_of(self.rounds, lambda r: r.games_per_second)
 
     @property
     def decisions_per_second(self) -> float:
-        return self._median(lambda r: r.decisions_per_second)
+        return median_of(self.rounds, lambda r: r.decisions_per_second)
 
     @property
     def single_games_per_second(self) -> float:
-        return self._median(lambda r: r.single_games_per_second)
+        return median_of(self.rounds, lambda r: r.single_games_per_second)
 
     @property
     def startup_share(self) -> float:
-        return self._median(lambda r: r.startup_share)
+        return median_of(self.rounds, lambda r: r.startup_share)
 
     @property
     def launch_seconds(self) -> float:
-        return self._median(lambda r: r.summary.launch_seconds)
+        return median_of(self.rounds, lambda r: r.summary.launch_seconds)
 
     @property
     def scaling(self) -> float:
-        return self._median(lambda r: r.scaling)
+        return median_of(self.rounds, lambda r: r.scaling)
 
 
 def _run(games: int, jobs: int, seed: int, root: Path) -> RunSummary:
