@@ -3,11 +3,14 @@
 Figures: games/s and decisions/s of the run with ``jobs`` tables; the share of wall time
 the tables spent waiting for bot processes to start and join; and the scaling against
 the same schedule played one table at a time (target: at least 0.7 of one table times
-the number of cores).
+the number of cores); and the CPU each run kept busy, which bounds that scaling: tables
+cannot share out more cores than the machine has.
 """
 
 from __future__ import annotations
 
+import os
+import resource
 import tempfile
 import time
 from dataclasses import dataclass
@@ -23,12 +26,31 @@ PYTHON_SAMPLES = ("random", "greedy", "lowest")
 
 
 @dataclass(frozen=True)
+class MeasuredRun:
+    summary: RunSummary
+    referee_cpu_seconds: float  # this process: referee, tables, launcher, results
+    bots_cpu_seconds: float  # every bot process of the run, start-up included
+
+    @property
+    def cores_busy(self) -> float:
+        return (self.referee_cpu_seconds + self.bots_cpu_seconds) / self.summary.wall_seconds
+
+
+@dataclass(frozen=True)
 class TournamentRound:
     """One round: the run with ``jobs`` tables, then the same run on one table."""
 
     jobs: int
-    summary: RunSummary
-    single: RunSummary
+    run: MeasuredRun
+    single_run: MeasuredRun
+
+    @property
+    def summary(self) -> RunSummary:
+        return self.run.summary
+
+    @property
+    def single(self) -> RunSummary:
+        return self.single_run.summary
 
     @property
     def games_per_second(self) -> float:
@@ -50,6 +72,13 @@ class TournamentRound:
     @property
     def scaling(self) -> float:
         return self.games_per_second / (self.single_games_per_second * self.jobs)
+
+    @property
+    def scaling_ceiling(self) -> float:
+        """The best scaling the machine allows: ``jobs`` tables need ``jobs`` times the
+        cores one table keeps busy, and there are only ``os.cpu_count()``."""
+        cores = os.cpu_count() or 1
+        return min(1.0, cores / (self.single_run.cores_busy * self.jobs))
 
 
 @dataclass(frozen=True)
@@ -82,14 +111,35 @@ class TournamentFigures:
     def scaling(self) -> float:
         return median_of(self.rounds, lambda r: r.scaling)
 
+    @property
+    def cores_busy(self) -> float:
+        return median_of(self.rounds, lambda r: r.run.cores_busy)
 
-def _run(games: int, jobs: int, seed: int, root: Path) -> RunSummary:
+    @property
+    def single_cores_busy(self) -> float:
+        return median_of(self.rounds, lambda r: r.single_run.cores_busy)
+
+    @property
+    def scaling_ceiling(self) -> float:
+        return median_of(self.rounds, lambda r: r.scaling_ceiling)
+
+
+def _run(games: int, jobs: int, seed: int, root: Path) -> MeasuredRun:
     specs = tuple(load_bot(SAMPLE_BOTS / name) for name in PYTHON_SAMPLES)
     config = RunConfig(entrants=specs, games=games, seed=seed, jobs=jobs, db_path=root / "arena.db")
+    own, bots = _cpu_seconds()
     started = time.perf_counter()
     summary = run_tournament(config, root / "logs")
     summary.wall_seconds = time.perf_counter() - started
-    return summary
+    own_after, bots_after = _cpu_seconds()
+    return MeasuredRun(summary, own_after - own, bots_after - bots)
+
+
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds of this process and of its ended children (every bot is waited for)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def bench_tournament(games: int, jobs: int, seed: int, rounds: int) -> TournamentFigures:

@@ -245,6 +245,16 @@ def test_bench_tournament_prints_scaling_and_start_up_share() -> None:
     assert _figure(r"^one table alone: ([\d.]+) games/s$", out) > 0
     assert _figure(r"^scaling: ([\d.]+) of one table × 2$", out) > 0
     assert 0 <= _figure(r"^start-up share of wall time: ([\d.]+)%", out) < 100
+    busy = re.search(
+        r"^CPU kept busy: ([\d.]+) cores with 2 tables, ([\d.]+) with one table, of \d+; "
+        r"so 2 tables can reach at most ([\d.]+) of one table × 2$",
+        out,
+        re.M,
+    )
+    assert busy is not None, out
+    cores, single_cores, ceiling = map(float, busy.groups())
+    assert cores > 0 and single_cores > 0  # the bots' CPU is counted: they were waited for
+    assert 0 < ceiling <= 1
 
 
 # --- bad input: a clear message and a non-zero exit, never a traceback ----------------------
