@@ -538,7 +538,7 @@ def bench_tournament_command(
         f"{f.launch_seconds:.2f} s spent launching)",
         f"one table alone: {f.single_games_per_second:.2f} games/s",
         f"CPU kept busy: {f.cores_busy:.2f} cores with {f.jobs} tables, "
-        f"{f.single_cores_busy:.2f} with one table, of {os.cpu_count()}; so {f.jobs} tables "
+        f"{f.single_cores_busy:.2f} with one table, of {f.cores}; so {f.jobs} tables "
         f"can reach at most {f.scaling_ceiling:.2f} of one table × {f.jobs}",
         f"scaling: {f.scaling:.2f} of one table × {f.jobs}",
     ]

@@ -41,16 +41,13 @@ class TournamentRound:
     """One round: the run with ``jobs`` tables, then the same run on one table."""
 
     jobs: int
+    cores: int
     run: MeasuredRun
     single_run: MeasuredRun
 
     @property
     def summary(self) -> RunSummary:
         return self.run.summary
-
-    @property
-    def single(self) -> RunSummary:
-        return self.single_run.summary
 
     @property
     def games_per_second(self) -> float:
@@ -62,7 +59,8 @@ class TournamentRound:
 
     @property
     def single_games_per_second(self) -> float:
-        return self.single.played / self.single.wall_seconds
+        single = self.single_run.summary
+        return single.played / single.wall_seconds
 
     @property
     def startup_share(self) -> float:
@@ -76,14 +74,14 @@ class TournamentRound:
     @property
     def scaling_ceiling(self) -> float:
         """The best scaling the machine allows: ``jobs`` tables need ``jobs`` times the
-        cores one table keeps busy, and there are only ``os.cpu_count()``."""
-        cores = os.cpu_count() or 1
-        return min(1.0, cores / (self.single_run.cores_busy * self.jobs))
+        cores one table keeps busy, and there are only ``cores``."""
+        return min(1.0, self.cores / (self.single_run.cores_busy * self.jobs))
 
 
 @dataclass(frozen=True)
 class TournamentFigures:
     jobs: int
+    cores: int
     games: int
     rounds: list[TournamentRound]
 
@@ -145,10 +143,11 @@ def _cpu_seconds() -> tuple[float, float]:
 def bench_tournament(games: int, jobs: int, seed: int, rounds: int) -> TournamentFigures:
     """``rounds`` rounds of the run and its one-table twin, back to back; each scaling is
     taken within its round (the machine is shared and its load drifts), medians reported."""
+    cores = os.cpu_count() or 1
     measured = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         for index in range(rounds):
-            summary = _run(games, jobs, seed, Path(tmp) / f"run{index}")
+            run = _run(games, jobs, seed, Path(tmp) / f"run{index}")
             single = _run(games, 1, seed, Path(tmp) / f"single{index}")
-            measured.append(TournamentRound(jobs, summary, single))
-    return TournamentFigures(jobs, games, measured)
+            measured.append(TournamentRound(jobs, cores, run, single))
+    return TournamentFigures(jobs, cores, games, measured)

@@ -22,7 +22,7 @@ from arena.bots.process import BotStartError
 from arena.bots.sandbox import Sandbox, SandboxUnavailableError
 
 from .server import SeatLink, TokenRegistry, create_server, new_token
-from .table import OnGame, Table, TableSettings, joined_or_gone
+from .table import OnGame, Table, TableSettings
 
 MANUAL_JOIN_TIMEOUT_S = 600.0
 EXIT_GRACE_S = 2.0  # how long a bot may take to exit after MatchOver
@@ -169,7 +169,7 @@ class Match:
         launched = [self.links[seat] for seat, p in enumerate(self.processes) if p is not None]
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):
-                await asyncio.gather(*(joined_or_gone(link) for link in launched))
+                await asyncio.gather(*(link.joined_or_gone() for link in launched))
 
     def _watch_processes(self) -> None:
         if self._watchers:

@@ -121,6 +121,17 @@ class SeatLink:
             return False
         return True
 
+    async def joined_or_gone(self) -> None:
+        """Return when the seat has joined, has gone, or its join deadline has passed."""
+        joined = asyncio.ensure_future(self.joined.wait())
+        gone = asyncio.ensure_future(self.gone.wait())
+        try:
+            timeout = max(0.0, self.join_deadline - time.monotonic())
+            await asyncio.wait([joined, gone], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            joined.cancel()
+            gone.cancel()
+
     def close(self) -> None:
         if not self.closed:
             self.closed = True

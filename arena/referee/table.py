@@ -156,7 +156,7 @@ class Table:
         waiting_since = time.monotonic()
         pending = [s.link for s in self.seats if not s.link.joined.is_set()]
         # Each seat until its own deadline: a seat left open for a person is given longer.
-        await asyncio.gather(*(joined_or_gone(link) for link in pending))
+        await asyncio.gather(*(link.joined_or_gone() for link in pending))
         self.join_wait_seconds = time.monotonic() - waiting_since
         for state in self.seats:
             if not state.link.joined.is_set():
@@ -277,12 +277,10 @@ class Table:
                     fault = (FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank", "")
         except LinkClosedError:
             fault = (FaultKind.CLOSED, state.link.close_reason, "")
-        if sent_at is None:
-            sent_at = time.monotonic()
         if fault is not None and fault[0] in (FaultKind.CLOSED, FaultKind.STALLED):
             state.auto = True
         answered_at = time.monotonic()
-        elapsed = answered_at - sent_at
+        elapsed = 0.0 if sent_at is None else answered_at - sent_at  # undelivered: no time
         stats = state.stats
         stats.decisions += 1
         stats.seconds_total += elapsed
@@ -449,18 +447,6 @@ class Table:
             seats=[s.stats for s in self.seats],
             faults=faults,
         )
-
-
-async def joined_or_gone(link: SeatLink) -> None:
-    """Return when the seat has joined, has gone, or its join deadline has passed."""
-    joined = asyncio.ensure_future(link.joined.wait())
-    gone = asyncio.ensure_future(link.gone.wait())
-    try:
-        timeout = max(0.0, link.join_deadline - time.monotonic())
-        await asyncio.wait([joined, gone], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        joined.cancel()
-        gone.cancel()
 
 
 def _abbreviate(raw: bytes | str, limit: int = 120) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.harness import SAMPLE_BOTS, MatchRun, check_games
+from tournament.helpers import cwd_under, live_pids
 
 from arena.bots import BotSpec, Limits, alive_processes_in_group, load_bot
 from arena.engine import PASS, Action
@@ -133,45 +134,21 @@ def processes_of(bot_dir: Path, address: str) -> list[int]:
     mark = b"ARENA_BOT_DIR=" + directory + b"\0"
     ours = b"ARENA_ADDRESS=" + address.encode() + b"\0"
     found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
+    for pid in live_pids():
         try:
-            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                cmdline = f.read()
-            with open(f"/proc/{entry.name}/environ", "rb") as f:
-                environ = f.read()
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
             continue  # gone, or not ours to read
-        state = stat[stat.rfind(b")") + 2 :].split()[:1]
-        if state in ([b"Z"], [b"X"]):
-            continue
         if (directory in cmdline or mark in environ) and ours in environ:
-            found.append(int(entry.name))
+            found.append(pid)
     return sorted(found)
 
 
 def processes_under(root: Path) -> list[int]:
     """Live processes whose working directory lies under ``root`` (each seat's directory is
     below its match's log directory, and children inherit it), whatever they run."""
-    root = root.resolve()
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        if stat[stat.rfind(b")") + 2 :].split()[:1] in ([b"Z"], [b"X"]):
-            continue
-        if cwd == root or root in cwd.parents:
-            found.append(int(entry.name))
-    return sorted(found)
+    return sorted(pid for pid in live_pids() if cwd_under(pid, root))
 
 
 def leftovers(matches: Iterable[Match], bot_dirs: Iterable[Path], address: str) -> list[int]:

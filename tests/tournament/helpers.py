@@ -94,30 +94,47 @@ def run_statuses(db: Path) -> list[str]:
         conn.close()
 
 
-def bot_processes_under(root: Path) -> list[int]:
-    """Live bot processes whose working directory lies under ``root``.
-
-    The arena starts every bot in a per-seat directory below its log directory, which the
-    tests put in ``tmp_path``; this finds exactly the bots of a test even when other test
-    sessions run the same sample bots at the same time. Zombies are left out: they run
-    nothing and, in containers whose PID 1 does not reap, may never disappear.
-    """
-    root = root.resolve()
+def live_pids() -> list[int]:
+    """Every live process but this one. Zombies are left out: they run nothing and, in
+    containers whose PID 1 does not reap, may never disappear."""
     found = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            cwd = Path(os.readlink(f"/proc/{entry.name}/cwd"))
-            cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
             stat = Path(f"/proc/{entry.name}/stat").read_bytes()
         except OSError:
-            continue  # gone, or not ours
-        state = stat[stat.rfind(b")") + 2 :].split()[:1]
-        if state in ([b"Z"], [b"X"]) or b"bot.py" not in cmdline:
-            continue
-        if cwd == root or root in cwd.parents:
+            continue  # gone
+        if stat[stat.rfind(b")") + 2 :].split()[:1] not in ([b"Z"], [b"X"]):
             found.append(int(entry.name))
+    return found
+
+
+def cwd_under(pid: int, root: Path) -> bool:
+    """Whether ``pid`` works in ``root`` or below it (False if it is gone or not ours)."""
+    try:
+        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+    except OSError:
+        return False
+    root = root.resolve()
+    return cwd == root or root in cwd.parents
+
+
+def bot_processes_under(root: Path) -> list[int]:
+    """Live bot processes whose working directory lies under ``root``.
+
+    The arena starts every bot in a per-seat directory below its log directory, which the
+    tests put in ``tmp_path``; this finds exactly the bots of a test even when other test
+    sessions run the same sample bots at the same time.
+    """
+    found = []
+    for pid in live_pids():
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue  # gone, or not ours
+        if b"bot.py" in cmdline and cwd_under(pid, root):
+            found.append(pid)
     return sorted(found)
 
 
