@@ -1,4 +1,4 @@
-"""The rules of Schmier (../shared/RULES.md) as a pure Python core: no I/O, no global state.
+"""The rules of Schmier (docs/RULES.md) as a pure Python core: no I/O, no global state.
 
 >>> from arena.engine import Game, view
 >>> game = Game(seed=1)

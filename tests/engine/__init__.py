@@ -1,1 +1,1 @@
-"""Tests of the rules engine (``arena/engine``) against ``../shared/RULES.md``."""
+"""Tests of the rules engine (``arena/engine``) against ``docs/RULES.md``."""

@@ -1,15 +1,22 @@
-"""Every rule of RULES.md is cited by at least one named engine test."""
+"""Every rule of docs/RULES.md is cited by at least one named engine test."""
 
 from __future__ import annotations
 
 import ast
-import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+RULES = REPO / "docs" / "RULES.md"
+# The rules page the project's rule book was consolidated from; only present on the
+# team's machines (beside the clone), never needed by a user.
+SOURCE_RULES = REPO.parent / "shared" / "RULES.md"
 
 # A rule is defined by a list item "- R7.2 …" or, for a section without sub-rules, by
 # its heading "## R10 …".
@@ -17,19 +24,9 @@ ITEM = re.compile(r"^- (R\d+\.\d+[a-z]?)\b", re.MULTILINE)
 HEADING = re.compile(r"^## (R\d+)\b", re.MULTILINE)
 
 
-def rules_path() -> Path:
-    """``<repo>/../shared/RULES.md`` (CI keeps ``shared/`` beside the clone), else the
-    file named by ``$SCHMIER_RULES``."""
-    beside = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"
-    if beside.is_file():
-        return beside
-    env = os.environ.get("SCHMIER_RULES")
-    if env and Path(env).is_file():
-        return Path(env)
-    pytest.fail(
-        f"RULES.md not found: looked for {beside} and $SCHMIER_RULES={env!r}; "
-        "put shared/ beside the clone or set SCHMIER_RULES to the rules file"
-    )
+def rules_text() -> str:
+    """The project's own rule book, which every rule id cited anywhere refers to."""
+    return RULES.read_text(encoding="utf-8")
 
 
 def rule_ids(text: str) -> list[str]:
@@ -60,7 +57,7 @@ def cites(texts: list[str], rule: str) -> bool:
 
 def test_rule_ids_parse_as_expected() -> None:
     """The parser finds the rule ids the brief lists, R3.1a and R10 included."""
-    ids = rule_ids(rules_path().read_text(encoding="utf-8"))
+    ids = rule_ids(rules_text())
     assert len(ids) == len(set(ids))
     expected = [f"R1.{i}" for i in range(1, 4)] + [f"R2.{i}" for i in range(1, 7)]
     expected += ["R3.1", "R3.1a", "R3.2"] + [f"R4.{i}" for i in range(1, 7)]
@@ -79,8 +76,73 @@ def test_cites_distinguishes_neighbouring_ids() -> None:
 
 
 def test_every_rule_id_has_a_test() -> None:
-    ids = rule_ids(rules_path().read_text(encoding="utf-8"))
-    assert ids, "no rule ids found in RULES.md"
+    ids = rule_ids(rules_text())
+    assert ids, f"no rule ids found in {RULES}"
     texts = cited_texts()
     missing = [rule for rule in ids if not cites(texts, rule)]
     assert not missing, f"rules without a named test (name or docstring): {missing}"
+
+
+def test_rule_book_has_the_ids_of_its_source() -> None:
+    """docs/RULES.md keeps exactly the ids of the rules page it was written from."""
+    if not SOURCE_RULES.is_file():
+        pytest.skip(f"{SOURCE_RULES} is not beside this clone (only the team's machines have it)")
+    source = rule_ids(SOURCE_RULES.read_text(encoding="utf-8"))
+    assert sorted(rule_ids(rules_text())) == sorted(source)
+
+
+def test_rule_book_marks_every_harness_decision_of_its_source() -> None:
+    """A rule the source marks [harness] is marked [harness] in docs/RULES.md too."""
+    if not SOURCE_RULES.is_file():
+        pytest.skip(f"{SOURCE_RULES} is not beside this clone (only the team's machines have it)")
+    assert harness_ids(rules_text()) == harness_ids(SOURCE_RULES.read_text(encoding="utf-8"))
+
+
+def harness_ids(text: str) -> set[str]:
+    found = set()
+    for line in text.splitlines():
+        match = ITEM.match(line) or HEADING.match(line)
+        if match and "[harness]" in line:
+            found.add(match.group(1))
+    return found
+
+
+def test_links_to_the_rule_book_resolve() -> None:
+    """Every project page that names the rule book points at docs/RULES.md, never outside."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "shared/RULES.md" not in text, f"{page} sends readers outside the repository"
+    assert "docs/RULES.md" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.timeout(120)
+def test_a_fresh_clone_alone_passes_the_rule_coverage(tmp_path: Path) -> None:
+    """A clone with nothing beside it (no shared/) finds its rules and covers every id."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    clone = tmp_path / "alone" / "clone"
+    subprocess.run(
+        ["git", "clone", "--quiet", "--no-hardlinks", str(REPO), str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    assert not (clone.parent / "shared").exists()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/engine/test_rule_coverage.py",
+            "-k",
+            "not fresh_clone",
+        ],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "failed" not in result.stdout and " passed" in result.stdout, result.stdout[-3000:]

@@ -1,4 +1,4 @@
-// Strategy of the cpp sample bot (rules: /work/shared/RULES.md, cited as R…).
+// Strategy of the cpp sample bot (rules: docs/RULES.md, cited as R…).
 //
 //   bid:     only with a strong hand in some suit, at the lowest legal amount (R4.2);
 //   trump:   the suit of which the hand holds most trumps (bauers and joker counted, R2.3);
