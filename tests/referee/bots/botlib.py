@@ -24,6 +24,7 @@ import os
 import random
 import struct
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ FAULT_MODES = (
     "exit",  # the fifth decision: the process exits without answering
     "flood",  # from the first decision on: 300 unsolicited copies of its answer
     "chaos",  # every decision: malformed, wrong kind, wrong request in turn
+    "early_pass",  # on the welcome: a pass for request 1, before it is sent
+    "slow_join",  # join 1.5 s late
 )
 GARBAGE = b"\xff\xfe this is not a protobuf message \x00\x01"
 
@@ -109,6 +112,11 @@ class Seat:
         self.call: Any = None
         self.messages = Path("messages.bin").open("ab", buffering=0)  # noqa: SIM115
         self.answers = Path("answers.jsonl").open("a", buffering=1)  # noqa: SIM115
+
+    def log_time(self, what: str) -> None:
+        """When this seat did or saw ``what``, on the machine's clock (shared by processes)."""
+        with Path("times.jsonl").open("a") as out:
+            out.write(json.dumps({"what": what, "at": time.time()}) + "\n")
 
     def log_answer(self, request_id: int, sent: str) -> None:
         self.answers.write(json.dumps({"request_id": request_id, "sent": sent}) + "\n")
@@ -191,6 +199,9 @@ class Seat:
             join = pb.Join(
                 token=token, bot_name="recorder", bot_version="1", protocol_version=PROTOCOL_VERSION
             )
+            if self.mode == "slow_join":
+                await asyncio.sleep(1.5)
+            self.log_time("joined")
             await self.write(pb.BotMessage(join=join).SerializeToString())
             while True:
                 raw = await call.read()
@@ -201,7 +212,14 @@ class Seat:
                 if message.events:
                     self.player.on_events(list(message.events))
                 body = message.WhichOneof("body")
+                if body == "welcome":
+                    self.log_time("welcome")
+                    if self.mode == "early_pass":
+                        self.log_answer(1, "pass")
+                        await self.write(_answer(request_id=1, bid=0))
                 if body == "request":
+                    if self.mode == "early_pass" and message.request.id == 1:
+                        continue  # answered before it was asked
                     for out in await self.respond(message.request):
                         await self.write(out)
                 elif body == "match_over":

@@ -1,0 +1,94 @@
+"""docs/PROTOCOL.md and the referee agree, with real processes over gRPC, on three points a
+bot author in another language has to get right: when the welcome arrives, what an
+answer sent before its request counts as, and what ``current_trick.leader`` means."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.engine import PASS, Game
+from arena.engine.record import recorded_actions
+from arena.v1 import arena_pb2 as pb
+
+from .harness import MatchRun, check_games, recorder, run_match
+
+EARLY = (0, 3)  # team 0 answers its first request before it is asked
+
+
+def times(run: MatchRun, seat: int) -> dict[str, float]:
+    lines = (run.seat_dir(seat) / "times.jsonl").read_text().splitlines()
+    return {entry["what"]: entry["at"] for entry in map(json.loads, lines)}
+
+
+@pytest.mark.timeout(60)
+def test_the_welcome_comes_after_all_six_seats_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTOCOL §2.2: no seat is welcomed before the slowest seat has joined."""
+    monkeypatch.setenv("TEST_BOT_FAULT_4", "slow_join")
+    run = run_match([recorder()] * 3, tmp_path / "logs")
+    check_games(run)
+    assert run.faults == []
+    late_join = times(run, 4)["joined"]
+    for seat in range(6):
+        seat_times = times(run, seat)
+        assert seat_times["welcome"] >= late_join, (seat, seat_times, late_join)
+    assert min(times(run, s)["joined"] for s in range(6) if s != 4) < late_join - 1.0
+
+
+@pytest.mark.timeout(60)
+def test_an_answer_sent_before_its_request_is_the_answer_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTOCOL §2.4: an early answer is read when its request is sent and taken for it
+    (R4.2: a pass is always legal, so an early pass to a bid is no fault)."""
+    for seat in EARLY:
+        monkeypatch.setenv(f"TEST_BOT_FAULT_{seat}", "early_pass")
+    run = run_match([recorder()] * 3, tmp_path / "logs")
+    check_games(run)
+    for seat in EARLY:
+        first = run.requests(seat)[0]
+        assert first.id == 1
+        if first.kind == pb.DECISION_KIND_BID:
+            assert run.faults_of(seat) == []
+            assert first_action_of(run, seat) == PASS
+        else:  # someone bid 6 first (R4.3): the early pass answers a request of another kind
+            assert [f.kind.value for f in run.faults_of(seat)] == ["wrong_kind"]
+    assert all(f.seat in EARLY for f in run.faults)
+
+
+def first_action_of(run: MatchRun, seat: int) -> object:
+    record = run.reports[0].record
+    game = Game(int(record["seed"]), draw_limit=int(record["draw_limit"]))
+    for action in recorded_actions(record):
+        if game.to_act == seat:
+            return action
+        game.apply(action)
+    raise AssertionError(f"seat {seat} never acted")
+
+
+@pytest.mark.timeout(60)
+def test_current_trick_leader_is_the_seat_to_lead_even_before_the_first_card(
+    tmp_path: Path,
+) -> None:
+    """PROTOCOL §3: R7.1 the bidder leads the first trick, R7.3 then each trick's winner;
+    before the play there is no trick (no cards, leader 0)."""
+    run = run_match([recorder()] * 3, tmp_path / "logs")
+    check_games(run)
+    leads_checked = 0
+    for seat in range(6):
+        for request in run.requests(seat):
+            view = request.view
+            trick = view.current_trick
+            if request.kind != pb.DECISION_KIND_PLAY:
+                assert list(trick.cards) == [] and trick.leader == 0
+                continue
+            expected = view.tricks[-1].winner if view.tricks else view.bidder
+            assert trick.leader == expected, (seat, request.id)
+            # The leader's card comes first; the seat asked is the next to play after it.
+            assert (trick.leader + len(trick.cards)) % 6 == seat
+            leads_checked += not trick.cards
+    assert leads_checked > 0
