@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BotSpec, load_bot
+from arena.bots import BotSpec, BotSpecError, load_bot
+from arena.bots.manifest import check_name
 
 INDEX = "registry.json"
 
@@ -63,6 +64,8 @@ class Registry:
 
     def register(self, spec: BotSpec, source: Path, checks: list[str]) -> RegisteredBot:
         """Copy a validated bot in under its name and version (again: replaced)."""
+        # The name becomes a directory here: never a path of its own (BotSpecError).
+        check_name(spec.name, self.root)
         target = self.root / spec.name / spec.version
         if target.exists():
             shutil.rmtree(target)
@@ -96,6 +99,10 @@ class Registry:
 
     def load(self, entry: RegisteredBot) -> BotSpec:
         """The registered copy as a runnable spec, checked against its recorded version."""
+        try:  # the index is a file anyone may edit: its names are checked like a manifest's
+            check_name(entry.name, self.root / INDEX)
+        except BotSpecError as error:
+            raise RegistryError(str(error)) from None
         spec = load_bot(self.root / entry.path)
         if spec.version != entry.version:
             raise RegistryError(

@@ -4,7 +4,7 @@ A bot is either
 
 * a directory containing ``bot.toml``::
 
-      name = "greedy"                    # required, [A-Za-z0-9_.-]+
+      name = "greedy"                    # required: a letter, digit or _, then [A-Za-z0-9_.-], ≤ 64
       command = ["python3", "bot.py"]    # required: list of strings, or one string (shlex-split)
       build = "make"                     # optional: string or list, run once in the directory
 
@@ -39,6 +39,7 @@ __all__ = [
     "BotSpec",
     "BotSpecError",
     "build_bot",
+    "check_name",
     "compute_version",
     "load_bot",
     "read_log_tail",
@@ -47,7 +48,12 @@ __all__ = [
 
 MANIFEST_NAME = "bot.toml"
 
-_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
+# A name becomes a directory in the registry, part of a log file's name and a cell of
+# every table: no separators, no leading dot or dash (hidden files, options), no
+# markup or control characters, short enough for a table.
+NAME_LIMIT = 64
+_NAME_RE = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{NAME_LIMIT - 1}}}")
+_NAME_RULE = f"a letter, digit or _, then letters, digits, _ . -; at most {NAME_LIMIT}"
 _KNOWN_KEYS = frozenset({"name", "command", "build"})
 _PYTHON_NAMES = frozenset({"python", "python3"})
 # Build outputs, caches and logs change without the bot's behaviour changing,
@@ -168,9 +174,11 @@ def _argv(value: object, key: str, manifest: Path) -> tuple[str, ...]:
     return tuple(argv)
 
 
-def _check_name(name: str, where: Path) -> None:
-    if not _NAME_RE.fullmatch(name) or name in {".", ".."}:
-        raise BotSpecError(f"{where}: invalid bot name {name!r} (allowed: [A-Za-z0-9_.-]+)")
+def check_name(name: str, where: str | Path, field: str = "'name'") -> str:
+    """``name`` if it is a safe bot name; else a BotSpecError naming ``where`` and ``field``."""
+    if not _NAME_RE.fullmatch(name):
+        raise BotSpecError(f"{where}: invalid bot name {name!r} in {field} ({_NAME_RULE})")
+    return name
 
 
 def _load_directory(directory: Path) -> BotSpec:
@@ -198,7 +206,7 @@ def _load_directory(directory: Path) -> BotSpec:
     name = data["name"]
     if not isinstance(name, str):
         raise BotSpecError(f"{manifest}: 'name' must be a string")
-    _check_name(name, manifest)
+    check_name(name, manifest)
     command = _argv(data["command"], "command", manifest)
     build = _argv(data["build"], "build", manifest) if "build" in data else None
     try:
@@ -223,7 +231,7 @@ def _load_executable(path: Path) -> BotSpec:
     # abspath rather than resolve(): a symlinked executable keeps its own name
     # as argv[0], which multi-call binaries rely on.
     absolute = Path(os.path.abspath(path))
-    _check_name(absolute.stem, absolute)
+    check_name(absolute.stem, absolute, "the file name")
     return BotSpec(
         name=absolute.stem,
         version=compute_version(absolute),
