@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
+
+from arena.safe_text import literal
 
 if TYPE_CHECKING:
     from arena.bots import BotSpec, Limits
@@ -30,8 +33,12 @@ TEAM_LABELS = ("team 0 (seats 0, 3)", "team 1 (seats 1, 4)", "team 2 (seats 2, 5
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """A clear one-line error and a non-zero exit, never a traceback."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    """A clear one-line error and a non-zero exit, never a traceback.
+
+    The message often quotes a bot (its name, an answer, its manifest): it is printed
+    literally, control characters made visible, never read as markup.
+    """
+    err_console.print(Text.assemble(("error:", "bold red"), " ", literal(message)))
     raise typer.Exit(code)
 
 
@@ -94,16 +101,14 @@ def play(
         mark = " (winner)" if report.winner == team else ""
         table.add_row(
             TEAM_LABELS[team] + mark,
-            f"{specs[team].name}@{specs[team].version}",
+            literal(f"{specs[team].name}@{specs[team].version}"),
             str(report.scores[team]),
             str(faults),
         )
     console.print(table)
     console.print("result: " + ("draw" if report.winner is None else f"team {report.winner} wins"))
     for fault in report.faults:
-        console.print(
-            f"fault: seat {fault.seat} {fault.kind.value}: {fault.reason}", highlight=False
-        )
+        console.print(literal(f"fault: seat {fault.seat} {fault.kind.value}: {fault.reason}"))
     console.print(f"record: {result.record_path}", highlight=False)
     console.print(f"seat logs: {result.log_dir}", highlight=False)
 
@@ -183,11 +188,11 @@ def build_entrants(specs: list[BotSpec], log_dir: Path, build: bool) -> None:
     for spec in {s.directory: s for s in specs if s.build}.values():
         log = log_dir / f"build-{spec.name}.log"
         # On stderr, so that --json output stays clean.
-        err_console.print(f"building {spec.name}: {' '.join(spec.build or ())}", highlight=False)
+        err_console.print(literal(f"building {spec.name}: {' '.join(spec.build or ())}"))
         try:
             build_bot(spec, log)
         except BotBuildError as error:
-            err_console.print(error.log_tail.rstrip(), highlight=False, markup=False)
+            err_console.print(literal(error.log_tail.rstrip(), keep_newlines=True))
             fail(f"{spec.name} did not build: {str(error).splitlines()[0]} (log: {log})")
 
 
@@ -351,7 +356,7 @@ def replay(
     except ReplayMismatchError as error:
         fail(f"the record does not replay: {error}")
     for line in record_lines(record):
-        console.print(line, highlight=False, markup=False)
+        console.print(literal(line))
 
 
 @app.command()
@@ -368,12 +373,15 @@ def submit(
 ) -> None:
     """Build a bot, check it in a validation match against the sample bots, register it."""
     from arena.bots import BotSpecError
+    from arena.bots.manifest import check_name
     from arena.referee.table import TableSettings
     from arena.registry import Registry
     from arena.submit import submit as submit_bot
 
     settings = TableSettings(decision_ms=decision_ms, join_timeout_s=join_timeout)
     try:
+        if name is not None:  # checked before the match: it becomes a registry directory
+            check_name(name, "arena submit", "--name")
         check_sandbox(sandbox)
         result = submit_bot(
             path, Registry(registry), name=name, games=games, settings=settings, sandbox=sandbox
@@ -381,19 +389,19 @@ def submit(
     except BotSpecError as error:
         fail(str(error))
     spec = result.spec
-    console.print(f"checked {spec.name}@{spec.version}:", highlight=False)
+    console.print(literal(f"checked {spec.name}@{spec.version}:"))
     for check in result.checks:
-        mark = "[green]ok[/]  " if check.passed else "[red]FAIL[/]"
+        mark = ("ok  ", "green") if check.passed else ("FAIL", "red")
         detail = f" — {check.detail}" if check.detail else ""
-        console.print(f"  {mark} {check.name}{detail}", highlight=False)
+        console.print(Text.assemble("  ", mark, " ", literal(check.name + detail)))
     if not result.accepted:
         if result.log_tail.strip():
             err_console.print("the bot's log ends with:", highlight=False)
-            err_console.print(result.log_tail.rstrip(), highlight=False, markup=False)
+            err_console.print(literal(result.log_tail.rstrip(), keep_newlines=True))
         failed = next(c for c in result.checks if not c.passed)
         fail(f"{spec.name} refused: {failed.name} failed: {failed.detail}")
     assert result.entry is not None
-    console.print(f"registered {result.entry.label()} in {registry}", highlight=False)
+    console.print(literal(f"registered {result.entry.label()} in {registry}"))
 
 
 @app.command()
@@ -421,7 +429,9 @@ def bots(
     for column in ("name", "version", "registered", "path"):
         table.add_column(column)
     for entry in entries:
-        table.add_row(entry.name, entry.version, entry.registered_at, entry.path)
+        # The index is a file anyone may edit: every cell is shown literally.
+        cells = (entry.name, entry.version, entry.registered_at, entry.path)
+        table.add_row(*map(literal, cells))
     console.print(table)
 
 

@@ -16,8 +16,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from arena.safe_text import literal, printable
 from arena.tournament.report import PAR, RunReport
 from arena.tournament.runner import RunProgress
+
+# Entrant labels are name@version: a manifest name (at most 64 characters) and a 12-digit
+# version fit; a longer label, e.g. from an older database, is cut rather than wrapped.
+LABEL_LIMIT = 80
 
 
 class RunProgressBar:
@@ -33,7 +38,8 @@ class RunProgressBar:
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            TextColumn("leader: {task.fields[leader]}"),
+            # The leader is an entrant's label, bot text: escaped, and never read as markup.
+            TextColumn("leader: {task.fields[leader]}", markup=False),
             console=console,
             disable=not enabled,
         )
@@ -57,11 +63,12 @@ class RunProgressBar:
         played = state.done - state.already_done
         elapsed = max(1e-9, time.monotonic() - state.started)
         rate = f"{played / elapsed:.2f} games/s"
+        leader = printable(state.leader, LABEL_LIMIT + 8)  # with its " (NN%)"
         if self.task is None:
             self.task = self.progress.add_task(
-                "run", total=state.total, completed=state.done, rate=rate, leader=state.leader
+                "run", total=state.total, completed=state.done, rate=rate, leader=leader
             )
-        self.progress.update(self.task, completed=state.done, rate=rate, leader=state.leader)
+        self.progress.update(self.task, completed=state.done, rate=rate, leader=leader)
 
 
 def render_report(console: Console, report: RunReport) -> None:
@@ -94,7 +101,7 @@ def render_report(console: Console, report: RunReport) -> None:
         bids = "-" if not s.bids_made else f"{s.bids_won}/{s.bids_made}"
         table.add_row(
             str(rank),
-            s.entrant,
+            literal(s.entrant, LABEL_LIMIT),
             str(s.games),
             str(s.wins),
             str(s.draws),
@@ -114,8 +121,8 @@ def render_report(console: Console, report: RunReport) -> None:
             if h.a >= h.b:
                 continue  # each pair once; (B, A) is the mirror image
             h2h.add_row(
-                h.a,
-                h.b,
+                literal(h.a, LABEL_LIMIT),
+                literal(h.b, LABEL_LIMIT),
                 str(h.games),
                 str(h.a_ahead),
                 str(h.ties),
@@ -125,4 +132,4 @@ def render_report(console: Console, report: RunReport) -> None:
         console.print(h2h)
     if report.faults_by_kind:
         faults = ", ".join(f"{kind}: {n}" for kind, n in report.faults_by_kind.items())
-        console.print(f"faults by kind: {faults}", highlight=False)
+        console.print(literal(f"faults by kind: {faults}"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from arena.safe_text import printable
+
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 CATEGORY_NAMES = {
     "high": "High",
@@ -29,7 +31,16 @@ def _team_names(record: dict[str, Any]) -> list[str]:
 
 
 def record_lines(record: dict[str, Any]) -> Iterator[str]:
-    """The game deal by deal: hands, bids, trump, exchanges, tricks, points, scores."""
+    """The game deal by deal: hands, bids, trump, exchanges, tricks, points, scores.
+
+    A record file may come from anywhere and names its entrants as their manifests did:
+    every line is made printable (control characters escaped), so a line is only text.
+    """
+    for line in _lines(record):
+        yield printable(line)
+
+
+def _lines(record: dict[str, Any]) -> Iterator[str]:
     teams = _team_names(record)
     yield f"Game seed {record['seed']}; first dealer seat {record['first_dealer']}"
     yield "Teams: " + "; ".join(f"{name} = seats {t} and {t + 3}" for t, name in enumerate(teams))
