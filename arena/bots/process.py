@@ -19,8 +19,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-from arena.bots.cgroup import PidsCgroup, join_in_child
+from arena.bots.cgroup import BotCgroup, join_in_child
 from arena.bots.manifest import BotSpec, read_log_tail, resolve_command
+from arena.bots.reaper import LEDGER
 from arena.bots.sandbox import Sandbox, sandboxed
 
 __all__ = [
@@ -49,9 +50,16 @@ class BotStartError(RuntimeError):
 class Limits:
     """Per-bot resource limits; ``None`` leaves the inherited limit in place.
 
-    * ``memory_bytes`` -> RLIMIT_AS. This caps *virtual* address space, which
-      runtimes that reserve large heaps up front (JVM, V8, Go) need more of
-      than they actually use; raise it for such bots.
+    * ``memory_bytes``: the memory of the whole bot, all its processes together,
+      where the machine has a writable memory cgroup (``memory.limit_in_bytes``
+      and ``memory.memsw.limit_in_bytes`` on cgroup v1, ``memory.max`` with
+      ``memory.swap.max`` = 0 on v2; see ``arena.bots.cgroup``): going over it
+      gets a process of the bot killed by the kernel (SIGKILL). Elsewhere it is
+      RLIMIT_AS of each process, so a bot's children may together hold more;
+      an allocation over it fails (MemoryError) instead. RLIMIT_AS is not set as
+      well where the cgroup applies: it caps *virtual* address space, which
+      runtimes that reserve large ranges up front (JVM, V8, Go) need far more of
+      than they use, while the cgroup counts the memory really held.
     * ``cpu_seconds`` -> RLIMIT_CPU, total CPU time over the bot's life.
     * ``open_files`` -> RLIMIT_NOFILE.
     * ``processes`` -> ``pids.max`` of the bot's own pids cgroup (threads
@@ -71,10 +79,14 @@ class Limits:
     processes: int | None = 256
     log_bytes: int = 1 * _MiB
 
-    def rlimits(self) -> list[tuple[int, int]]:
-        """Return ``(resource, value)`` pairs to apply, clamped to current hard limits."""
+    def rlimits(self, address_space: bool = True) -> list[tuple[int, int]]:
+        """Return ``(resource, value)`` pairs to apply, clamped to current hard limits.
+
+        ``address_space=False`` leaves RLIMIT_AS alone: for a bot whose memory a cgroup
+        limits.
+        """
         wanted = [
-            (resource.RLIMIT_AS, self.memory_bytes),
+            (resource.RLIMIT_AS, self.memory_bytes if address_space else None),
             (resource.RLIMIT_CPU, self.cpu_seconds),
             (resource.RLIMIT_NOFILE, self.open_files),
         ]
@@ -102,7 +114,7 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _make_preexec(
-    pairs: list[tuple[int, int]], cgroup_procs: str | None = None
+    pairs: list[tuple[int, int]], cgroup_procs: tuple[str, ...] | None = None
 ) -> Callable[[], None] | None:
     prctl = _PRCTL
     if not pairs and prctl is None and cgroup_procs is None:
@@ -181,12 +193,15 @@ class BotProcess:
         *,
         workdir: Path,
         log_path: Path,
-        cgroup: PidsCgroup | None = None,
+        cgroup: BotCgroup | None = None,
     ) -> None:
         self.spec = spec
         self.workdir = workdir
         self.log_path = log_path
         self.cgroup = cgroup  # every process the bot started, where cgroups are available
+        # Read from the cgroup as the bot is stopped, before the group goes.
+        self.memory_peak_bytes: int | None = None  # all its processes together
+        self.oom_kills = 0  # its processes the kernel killed for going over memory_bytes
         self._popen = popen
         self._reader = reader
         self._stop_lock = threading.Lock()
@@ -244,11 +259,14 @@ class BotProcess:
             if self.cgroup is not None:
                 # Also the processes that left the group (setsid) but not the cgroup.
                 self.cgroup.kill_all()
+                self.memory_peak_bytes = self.cgroup.memory_peak()
+                self.oom_kills = self.cgroup.oom_kills()
             self._popen.wait()
             # EOF on the log pipe arrives once every group member has died.
             self._reader.join(timeout=_READER_JOIN_TIMEOUT)
             if self.cgroup is not None:
                 self.cgroup.remove()
+            LEDGER.discard(pgid)
 
     def __enter__(self) -> Self:
         return self
@@ -295,7 +313,7 @@ def start_bot(
     # Resolve again: files the build created did not exist when the
     # manifest was loaded.
     command = list(resolve_command(spec.command, spec.directory))
-    cgroup = PidsCgroup.create(limits.processes)
+    cgroup = BotCgroup.create(limits.processes, limits.memory_bytes)
     if sandbox is not None:
         command = sandboxed(command, sandbox, workdir.resolve(), spec.directory.resolve())
     # The arena's own gRPC tuning (GRPC_*) is for Python's gRPC; other languages' gRPC
@@ -318,7 +336,8 @@ def start_bot(
             start_new_session=True,
             close_fds=True,
             preexec_fn=_make_preexec(
-                limits.rlimits(), cgroup.procs_file if cgroup is not None else None
+                limits.rlimits(address_space=cgroup is None or not cgroup.limits_memory),
+                cgroup.procs_files if cgroup is not None else None,
             ),
         )
     except (OSError, subprocess.SubprocessError) as exc:
@@ -336,6 +355,8 @@ def start_bot(
         daemon=True,
     )
     reader.start()
+    if cgroup is None:  # a cgroup names its owner; otherwise the ledger must (arena.bots.reaper)
+        LEDGER.add(popen.pid)
     return BotProcess(spec, popen, reader, workdir=workdir, log_path=log_path, cgroup=cgroup)
 
 

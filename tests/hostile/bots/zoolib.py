@@ -270,7 +270,7 @@ class ZooSeat(botlib.Seat):
             return
         note(hog="allocating")
         hog = []
-        while True:  # until RLIMIT_AS stops it: MemoryError, and the process ends
+        while True:  # until the limit stops it: an OOM kill (cgroup) or MemoryError (RLIMIT_AS)
             hog.append(b"\x01" * (32 << 20))
 
     async def on_lingering_children(self, *_: Any) -> None:
