@@ -216,6 +216,25 @@ def test_a_manifest_name_with_markup_is_refused_in_one_literal_line(tmp_path: Pa
         assert r"invalid bot name '[/]\x1b[2J' in 'name'" in one_line(result.stderr), show(result)
 
 
+def test_a_build_that_prints_escapes_fails_in_literal_lines(tmp_path: Path) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        'name = "builder"\ncommand = ["python3", "bot.py"]\nbuild = ["sh", "build.sh", "[/]"]\n'
+    )
+    # ESC [2J, markup, and U+202E (right-to-left override) in UTF-8, on the build's output.
+    (bot / "build.sh").write_text("printf '\\033[2J[/]\\342\\200\\256x\\n'\nexit 3\n")
+    result = invoke("play", str(bot), RANDOM, GREEDY, "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2, show(result)
+    assert_literal(result)
+    lines = result.stderr.splitlines()
+    assert f"building builder: sh {bot.resolve() / 'build.sh'} [/]" in lines, show(result)
+    assert r"\x1b[2J[/]\u202ex" in lines, show(result)  # the build log's tail
+    assert "builder did not build: build of bot 'builder' failed with exit code 3" in one_line(
+        result.stderr
+    )
+
+
 def test_submit_refuses_a_name_that_is_a_path_before_any_match(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     result = invoke("submit", RANDOM, "--name", "../../escaped", "--registry", str(registry))
