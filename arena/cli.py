@@ -58,7 +58,8 @@ def play(
     ] = None,
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
-    sandbox: SandboxOption = False,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
     memory_mb: MemoryOption = 2048,
     cpu_seconds: CpuOption = 600,
     processes: ProcessesOption = 256,
@@ -87,9 +88,11 @@ def play(
             )
 
     settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
-    check_sandbox(sandbox)
+    sandbox = check_sandbox(sandbox, workdir_mb)
     limits = bot_limits(memory_mb, cpu_seconds, processes, log_kb)
-    result = play_one_game(specs, seed, out, settings, manual_seats, show_manual, sandbox, limits)
+    result = play_one_game(
+        specs, seed, out, settings, manual_seats, show_manual, sandbox, limits, workdir_mb * _MiB
+    )
     report = result.report
     table = RichTable(title=f"game seed {seed}: {report.deals} deals")
     table.add_column("team")
@@ -120,7 +123,15 @@ DEFAULT_REGISTRY = Path("arena-results") / "registry"
 RegistryOption = Annotated[Path, typer.Option(help="The local bot registry.")]
 SandboxOption = Annotated[
     bool,
-    typer.Option(help="Run each bot in bubblewrap: no network, private filesystem view."),
+    typer.Option(
+        "--sandbox/--no-sandbox",
+        help="Run each bot in bubblewrap (where it works): its own capped working dir, its "
+        "code and the system read-only, no network. --no-sandbox: the bots are trusted code.",
+    ),
+]
+WorkdirOption = Annotated[
+    int,
+    typer.Option(help="Size cap of a sandboxed bot's working dir (also of its /tmp) (MiB)."),
 ]
 
 
@@ -146,14 +157,17 @@ def bot_limits(memory_mb: int, cpu_seconds: int, processes: int, log_kb: int) ->
     )
 
 
-def check_sandbox(sandbox: bool) -> None:
-    if sandbox:
-        from arena.bots.sandbox import SandboxUnavailableError, bubblewrap
+def check_sandbox(sandbox: bool, workdir_mb: int = 64) -> bool:
+    """Whether the bots run sandboxed; when not, one line on stderr says what that means."""
+    from arena.bots.sandbox import TRUSTED_LINE, sandbox_problem
 
-        try:
-            bubblewrap()
-        except SandboxUnavailableError as error:
-            fail(str(error))
+    if workdir_mb < 1:
+        fail("--workdir-mb must be at least 1")
+    problem = "--no-sandbox" if not sandbox else sandbox_problem()
+    if problem is None:
+        return True
+    err_console.print(f"warning: {problem}: {TRUSTED_LINE}", highlight=False, markup=False)
+    return False
 
 
 def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> list[BotSpec]:
@@ -226,7 +240,8 @@ def run(
         bool, typer.Option(help="Add every registered bot (newest version of each name).")
     ] = False,
     registry: RegistryOption = DEFAULT_REGISTRY,
-    sandbox: SandboxOption = False,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
     memory_mb: MemoryOption = 2048,
     cpu_seconds: CpuOption = 600,
     processes: ProcessesOption = 256,
@@ -269,9 +284,9 @@ def run(
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
-        sandbox=sandbox,
+        sandbox=check_sandbox(sandbox, workdir_mb),
+        workdir_bytes=workdir_mb * _MiB,
     )
-    check_sandbox(sandbox)
     from arena.display import RunProgressBar
 
     try:
@@ -369,7 +384,8 @@ def submit(
     registry: RegistryOption = DEFAULT_REGISTRY,
     decision_ms: DecisionOption = 1000,
     join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
-    sandbox: SandboxOption = False,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
 ) -> None:
     """Build a bot, check it in a validation match against the sample bots, register it."""
     from arena.bots import BotSpecError
@@ -382,9 +398,15 @@ def submit(
     try:
         if name is not None:  # checked before the match: it becomes a registry directory
             check_name(name, "arena submit", "--name")
-        check_sandbox(sandbox)
+        sandbox = check_sandbox(sandbox, workdir_mb)
         result = submit_bot(
-            path, Registry(registry), name=name, games=games, settings=settings, sandbox=sandbox
+            path,
+            Registry(registry),
+            name=name,
+            games=games,
+            settings=settings,
+            sandbox=sandbox,
+            workdir_bytes=workdir_mb * _MiB,
         )
     except BotSpecError as error:
         fail(str(error))
@@ -466,11 +488,13 @@ def bench_referee_command(
     seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
     pingpong: Annotated[int, typer.Option(help="Round trips of each bare ping-pong.")] = 5000,
     rounds: Annotated[int, typer.Option(help="Rounds; medians are reported.")] = 3,
+    sandbox: SandboxOption = True,
 ) -> None:
     """One table, six real `random` bot processes over gRPC; in-process and ping-pong beside."""
     from arena.bench.referee import bench_referee
 
-    f = bench_referee(games, seed, pingpong, max(1, rounds))
+    sandbox = check_sandbox(sandbox)
+    f = bench_referee(games, seed, pingpong, max(1, rounds), sandbox)
     lines = [
         f"round {i}: {r.decisions_per_second:.0f} decisions/s over gRPC; ping-pong "
         f"{r.pingpong_one:.0f} round trips/s with one client process, "
@@ -526,13 +550,15 @@ def bench_tournament_command(
     jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
     rounds: Annotated[int, typer.Option(help="Rounds; medians are reported.")] = 3,
+    sandbox: SandboxOption = True,
 ) -> None:
     """A run of the Python sample bots; then the same run one table at a time."""
     import os
 
     from arena.bench.tournament import bench_tournament
 
-    f = bench_tournament(games, jobs or os.cpu_count() or 1, seed, max(1, rounds))
+    sandbox = check_sandbox(sandbox)
+    f = bench_tournament(games, jobs or os.cpu_count() or 1, seed, max(1, rounds), sandbox)
     lines = [
         f"round {i}: {r.summary.played} games, {r.summary.decisions} decisions in "
         f"{r.summary.wall_seconds:.1f} s with {f.jobs} tables; {r.games_per_second:.2f} games/s; "

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotSpec, Limits
+from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.loop import run as run_loop
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
@@ -51,9 +52,11 @@ def play_one_game(
     settings: TableSettings | None = None,
     manual_seats: frozenset[int] = frozenset(),
     on_manual: Callable[[list[ManualSeat]], None] | None = None,
-    sandbox: bool = False,
+    sandbox: bool = True,
     limits: Limits | None = None,
+    workdir_bytes: int = DEFAULT_WORKDIR_BYTES,
 ) -> PlayResult:
+    """One game over gRPC; by default each bot in its sandbox where bubblewrap works."""
     if len(entrants) != 3:
         raise ValueError("a game needs three entrants, one per team")
     triple = (entrants[0], entrants[1], entrants[2])
@@ -68,6 +71,8 @@ def play_one_game(
         manual_seats=manual_seats,
         seed=seed,
         sandbox=sandbox,
+        workdir_bytes=workdir_bytes,
+        private=(out_dir,),
         limits=limits or Limits(),
     )
     reports: list[GameReport] = []

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotBuildError, BotSpec, build_bot, load_bot, read_log_tail
+from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind
@@ -64,7 +65,13 @@ def _describe(faults: list[Fault]) -> str:
 
 
 async def _validate_match(
-    spec: BotSpec, games: int, settings: TableSettings, log_dir: Path, sandbox: bool
+    spec: BotSpec,
+    games: int,
+    settings: TableSettings,
+    log_dir: Path,
+    sandbox: bool,
+    workdir_bytes: int,
+    private: tuple[Path, ...],
 ) -> tuple[list[Fault], list[int], list[int | None]]:
     opponents = [load_bot(SAMPLE_BOTS / name) for name in OPPONENTS]
     plan = MatchPlan(
@@ -74,6 +81,8 @@ async def _validate_match(
         log_dir=log_dir,
         settings=settings,
         sandbox=sandbox,
+        workdir_bytes=workdir_bytes,
+        private=private,
     )
     async with Referee() as referee:
         match = Match(referee, plan)
@@ -91,7 +100,9 @@ def validate(
     games: int = 2,
     settings: TableSettings | None = None,
     work_dir: Path | None = None,
-    sandbox: bool = False,
+    sandbox: bool = True,
+    workdir_bytes: int = DEFAULT_WORKDIR_BYTES,
+    private: tuple[Path, ...] = (),
 ) -> tuple[BotSpec, list[Check], str]:
     """Build and check the bot at ``path``; return its spec, the checks and its log's tail."""
     spec = load_bot(path)
@@ -111,7 +122,9 @@ def validate(
             checks.append(Check("builds", True, " ".join(spec.build)))
         log_dir = root / "logs"
         faults, lingering, returncodes = run_loop(
-            _validate_match(spec, games, settings, log_dir, sandbox)
+            _validate_match(
+                spec, games, settings, log_dir, sandbox, workdir_bytes, (root, *private)
+            )
         )
         for check, kinds in CHECKS.items():
             failed = [f for f in faults if f.kind in kinds]
@@ -139,9 +152,18 @@ def submit(
     name: str | None = None,
     games: int = 2,
     settings: TableSettings | None = None,
-    sandbox: bool = False,
+    sandbox: bool = True,
+    workdir_bytes: int = DEFAULT_WORKDIR_BYTES,
 ) -> SubmitResult:
-    spec, checks, tail = validate(path, name=name, games=games, settings=settings, sandbox=sandbox)
+    spec, checks, tail = validate(
+        path,
+        name=name,
+        games=games,
+        settings=settings,
+        sandbox=sandbox,
+        workdir_bytes=workdir_bytes,
+        private=(registry.root,),
+    )
     result = SubmitResult(spec, checks, tail, None)
     if not result.accepted:
         return result

@@ -97,7 +97,9 @@ class RefereeFigures:
         return statistics.quantiles(self._all_trips, n=100)[98] * 1000
 
 
-async def _grpc_games(games: int, seed: int, log_dir: Path) -> tuple[int, float, list[float]]:
+async def _grpc_games(
+    games: int, seed: int, log_dir: Path, sandbox: bool
+) -> tuple[int, float, list[float]]:
     spec = load_bot(SAMPLE_BOTS / "random")
     plan = MatchPlan(
         match_id="bench",
@@ -106,6 +108,7 @@ async def _grpc_games(games: int, seed: int, log_dir: Path) -> tuple[int, float,
         log_dir=log_dir,
         settings=TableSettings(),
         seed=seed,
+        sandbox=sandbox,
     )
     async with Referee() as referee:
         match = Match(referee, plan)
@@ -125,16 +128,19 @@ def _inprocess(games: int, seed: int) -> float:
     return decisions / (time.perf_counter() - started)
 
 
-def bench_referee(games: int, seed: int, pingpong_rounds: int, rounds: int) -> RefereeFigures:
+def bench_referee(
+    games: int, seed: int, pingpong_rounds: int, rounds: int, sandbox: bool = True
+) -> RefereeFigures:
     """``rounds`` rounds of: the games over gRPC, the one-stream and the six-process
     ping-pong. Each ratio is taken within its round (the machine is shared and its load
-    drifts); the medians of the rounds are reported."""
+    drifts); the medians of the rounds are reported. The bots are sandboxed as in a
+    run (``sandbox``), the ping-pong clients are not: they are the transport's yardstick."""
     measured: list[RefereeRound] = []
     note = ""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         for index in range(rounds):
             decisions, seconds, trips = run_loop(
-                _grpc_games(games, seed, Path(tmp) / f"logs{index}")
+                _grpc_games(games, seed, Path(tmp) / f"logs{index}", sandbox)
             )
             address = f"unix:{tmp}/pingpong{index}.sock"
             one_seconds, note = run_loop(serve_pingpong(address, pingpong_rounds))

@@ -122,9 +122,10 @@ class TournamentFigures:
         return median_of(self.rounds, lambda r: r.scaling_ceiling)
 
 
-def _run(games: int, jobs: int, seed: int, root: Path) -> MeasuredRun:
+def _run(games: int, jobs: int, seed: int, root: Path, sandbox: bool) -> MeasuredRun:
     specs = tuple(load_bot(SAMPLE_BOTS / name) for name in PYTHON_SAMPLES)
-    config = RunConfig(entrants=specs, games=games, seed=seed, jobs=jobs, db_path=root / "arena.db")
+    db_path = root / "arena.db"
+    config = RunConfig(specs, games, seed, jobs, db_path=db_path, sandbox=sandbox)
     own, bots = _cpu_seconds()
     started = time.perf_counter()
     summary = run_tournament(config, root / "logs")
@@ -140,14 +141,16 @@ def _cpu_seconds() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
-def bench_tournament(games: int, jobs: int, seed: int, rounds: int) -> TournamentFigures:
+def bench_tournament(
+    games: int, jobs: int, seed: int, rounds: int, sandbox: bool = True
+) -> TournamentFigures:
     """``rounds`` rounds of the run and its one-table twin, back to back; each scaling is
     taken within its round (the machine is shared and its load drifts), medians reported."""
     cores = os.cpu_count() or 1
     measured = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         for index in range(rounds):
-            run = _run(games, jobs, seed, Path(tmp) / f"run{index}")
-            single = _run(games, 1, seed, Path(tmp) / f"single{index}")
+            run = _run(games, jobs, seed, Path(tmp) / f"run{index}", sandbox)
+            single = _run(games, 1, seed, Path(tmp) / f"single{index}", sandbox)
             measured.append(TournamentRound(jobs, cores, run, single))
     return TournamentFigures(jobs, cores, games, measured)

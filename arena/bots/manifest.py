@@ -7,6 +7,7 @@ A bot is either
       name = "greedy"                    # required: a letter, digit or _, then [A-Za-z0-9_.-], ≤ 64
       command = ["python3", "bot.py"]    # required: list of strings, or one string (shlex-split)
       build = "make"                     # optional: string or list, run once in the directory
+      env = ["JAVA_HOME"]                # optional: the arena's variables the bot may see
 
 * or a single executable file (name = file stem, command = its absolute path).
 
@@ -54,7 +55,11 @@ MANIFEST_NAME = "bot.toml"
 NAME_LIMIT = 64
 _NAME_RE = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{NAME_LIMIT - 1}}}")
 _NAME_RULE = f"a letter, digit or _, then letters, digits, _ . -; at most {NAME_LIMIT}"
-_KNOWN_KEYS = frozenset({"name", "command", "build"})
+_KNOWN_KEYS = frozenset({"name", "command", "build", "env"})
+_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Set by the arena for each seat (arena.bots.process.bot_environment): a manifest cannot
+# ask for the arena's own values of these instead.
+_ARENA_ENV = frozenset({"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"})
 _PYTHON_NAMES = frozenset({"python", "python3"})
 # Build outputs, caches and logs change without the bot's behaviour changing,
 # so they must not change its version.
@@ -89,6 +94,7 @@ class BotSpec:
     command: tuple[str, ...]
     directory: Path
     build: tuple[str, ...] | None
+    env: tuple[str, ...] = ()  # names of the arena's variables passed on to the bot
 
 
 def resolve_command(command: Sequence[str], directory: Path) -> tuple[str, ...]:
@@ -159,6 +165,20 @@ def compute_version(path: Path) -> str:
     return digest.hexdigest()[:_VERSION_LEN]
 
 
+def _env_names(value: object, manifest: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise BotSpecError(f"{manifest}: 'env' must be a list of variable names")
+    for name in value:
+        if not _ENV_NAME_RE.fullmatch(name):
+            raise BotSpecError(
+                f"{manifest}: 'env' lists variable names: {name!r} is not one "
+                "([A-Za-z_][A-Za-z0-9_]*)"
+            )
+        if name in _ARENA_ENV or name.startswith("ARENA_"):
+            raise BotSpecError(f"{manifest}: 'env' cannot ask for {name}: the arena sets it")
+    return tuple(dict.fromkeys(value))
+
+
 def _argv(value: object, key: str, manifest: Path) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
@@ -209,6 +229,7 @@ def _load_directory(directory: Path) -> BotSpec:
     check_name(name, manifest)
     command = _argv(data["command"], "command", manifest)
     build = _argv(data["build"], "build", manifest) if "build" in data else None
+    env = _env_names(data["env"], manifest) if "env" in data else ()
     try:
         version = compute_version(directory)
     except OSError as exc:
@@ -220,6 +241,7 @@ def _load_directory(directory: Path) -> BotSpec:
         command=resolve_command(command, directory),
         directory=directory,
         build=resolve_command(build, directory) if build is not None else None,
+        env=env,
     )
 
 

@@ -22,13 +22,14 @@ from typing import IO, Self
 from arena.bots.cgroup import BotCgroup, join_in_child
 from arena.bots.manifest import BotSpec, read_log_tail, resolve_command
 from arena.bots.reaper import LEDGER
-from arena.bots.sandbox import Sandbox, sandboxed
+from arena.bots.sandbox import WORKDIR, Sandbox, sandboxed
 
 __all__ = [
     "BotProcess",
     "BotStartError",
     "Limits",
     "alive_processes_in_group",
+    "bot_environment",
     "start_bot",
     "wait_until_gone",
 ]
@@ -287,6 +288,26 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+def bot_environment(spec: BotSpec, seat_env: Mapping[str, str], home: Path) -> dict[str, str]:
+    """The only environment a bot gets: an allowlist, never the arena's whole one.
+
+    ``PATH`` and ``LANG`` (from the arena's), ``HOME`` (the bot's working directory),
+    ``ARENA_BOT_DIR``, ``PYTHONUNBUFFERED=1``, the variables the manifest names in
+    ``env`` (those the arena has set), then ``seat_env`` (``ARENA_ADDRESS``,
+    ``ARENA_TOKEN``, ...), which wins. Anything else of the arena's (its gRPC tuning,
+    credentials, paths to its database) stays out.
+    """
+    child = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "HOME": str(home),
+        "ARENA_BOT_DIR": str(spec.directory),
+        "PYTHONUNBUFFERED": "1",
+    }
+    child |= {name: os.environ[name] for name in spec.env if name in os.environ}
+    return child | dict(seat_env)
+
+
 def start_bot(
     spec: BotSpec,
     *,
@@ -296,17 +317,17 @@ def start_bot(
     limits: Limits,
     sandbox: Sandbox | None = None,
 ) -> BotProcess:
-    """Launch ``spec.command`` with ``workdir`` as cwd and output captured to ``log_path``.
+    """Launch ``spec.command`` with output captured to ``log_path``.
 
-    With ``sandbox``, the command runs inside bubblewrap (see ``arena.bots.sandbox``).
+    With ``sandbox``, the command runs inside bubblewrap (see ``arena.bots.sandbox``):
+    its working directory and HOME are ``WORKDIR``, a capped tmpfs that ends with it,
+    and nothing is written to ``workdir``. Without, ``workdir`` (created if missing) is
+    its working directory and HOME, and stays after it (see ``Match.launch``).
 
-    The environment is the arena's own, plus ``ARENA_BOT_DIR`` (the bot's
-    directory) and ``PYTHONUNBUFFERED=1``, plus ``env`` (which wins on
-    conflicts). ``workdir`` and the log's parent directory are created if
-    missing; the log file is truncated. Raises :class:`BotStartError` if the
-    command cannot be executed.
+    The environment is :func:`bot_environment`: ``env`` (the seat's variables) on an
+    allowlist. The log's parent directory is created if missing and the log file
+    truncated. Raises :class:`BotStartError` if the command cannot be executed.
     """
-    workdir.mkdir(parents=True, exist_ok=True)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_path.write_bytes(b"")
 
@@ -315,20 +336,16 @@ def start_bot(
     command = list(resolve_command(spec.command, spec.directory))
     cgroup = BotCgroup.create(limits.processes, limits.memory_bytes)
     if sandbox is not None:
-        command = sandboxed(command, sandbox, workdir.resolve(), spec.directory.resolve())
-    # The arena's own gRPC tuning (GRPC_*) is for Python's gRPC; other languages' gRPC
-    # libraries read the same variables and may not understand them.
-    inherited = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
-    child_env = {
-        **inherited,
-        "ARENA_BOT_DIR": str(spec.directory),
-        "PYTHONUNBUFFERED": "1",
-        **env,
-    }
+        command = sandboxed(command, sandbox)
+        cwd, home = spec.directory, WORKDIR
+    else:
+        workdir.mkdir(parents=True, exist_ok=True)
+        cwd, home = workdir, workdir.resolve()
+    child_env = bot_environment(spec, env, home)
     try:
         popen = subprocess.Popen(
             command,
-            cwd=workdir,
+            cwd=cwd,
             env=child_env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -19,7 +18,13 @@ from pathlib import Path
 
 from arena.bots import MANIFEST_NAME, BotProcess, BotSpec, Limits, start_bot
 from arena.bots.process import BotStartError
-from arena.bots.sandbox import Sandbox, SandboxUnavailableError
+from arena.bots.sandbox import (
+    DEFAULT_WORKDIR_BYTES,
+    Sandbox,
+    SandboxUnavailableError,
+    runtime_paths,
+    sandbox_problem,
+)
 
 from .server import SeatLink, TokenRegistry, create_server, new_token
 from .table import OnGame, Table, TableSettings
@@ -77,7 +82,13 @@ class MatchPlan:
     limits: Limits = field(default_factory=Limits)
     manual_seats: frozenset[int] = frozenset()
     seed: int = 0  # for the bots' own randomness (ARENA_SEED), so a match replays
-    sandbox: bool = False  # run each bot inside bubblewrap (arena.bots.sandbox)
+    # Each bot inside bubblewrap (arena.bots.sandbox) where it works here; the entry points
+    # (arena play, run, submit, the benches) default to it. Off: bots are trusted code.
+    sandbox: bool = False
+    workdir_bytes: int = DEFAULT_WORKDIR_BYTES  # each sandboxed bot's tmpfs working dir
+    # Paths no bot may see even where they lie inside a path it sees (its own directory,
+    # the arena's package): the results database, the registry, log roots.
+    private: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -106,6 +117,9 @@ class Match:
         plan = self.plan
         started = time.monotonic()
         plan.log_dir.mkdir(parents=True, exist_ok=True)
+        # Where bubblewrap does not work the run goes on unsandboxed; the command line
+        # has said so in one line (arena.cli.check_sandbox).
+        sandbox = plan.sandbox and sandbox_problem() is None
         for seat in range(6):
             manual = seat in plan.manual_seats
             timeout = MANUAL_JOIN_TIMEOUT_S if manual else plan.settings.join_timeout_s
@@ -122,6 +136,9 @@ class Match:
                 "ARENA_SEAT": str(seat),
                 "ARENA_SEED": _seat_seed(plan.seed, plan.match_id, seat),
             }
+            # Unsandboxed, the working dir stays after the match: such bots are trusted
+            # code that can write anywhere anyway, and what they left is what their
+            # author debugs with. Sandboxed, it is a tmpfs that ends with the bot.
             workdir = plan.log_dir / f"seat{seat}"
             try:
                 process = start_bot(
@@ -130,7 +147,7 @@ class Match:
                     workdir=workdir,
                     log_path=plan.log_dir / f"seat{seat}.log",
                     limits=plan.limits,
-                    sandbox=self._sandbox(spec) if plan.sandbox else None,
+                    sandbox=self._sandbox(spec, link) if sandbox else None,
                 )
             except BotStartError:
                 link.close()  # recorded as no_join; the seat is auto-played
@@ -138,26 +155,30 @@ class Match:
             self.processes[seat] = process
         self.start_seconds = time.monotonic() - started
 
-    def _sandbox(self, spec: BotSpec) -> Sandbox:
-        """Hide every seat's files and the other entrants' code; expose only the socket."""
+    def _seat_socket(self, link: SeatLink) -> Path:
+        """The referee socket of ``link``'s seat: the one path out of its sandbox."""
+        address = self.referee.address
+        if not address.startswith("unix:"):
+            raise SandboxUnavailableError("the sandbox needs the referee on a unix socket")
+        return Path(address.removeprefix("unix:"))
+
+    def _sandbox(self, spec: BotSpec, link: SeatLink) -> Sandbox:
+        """The seat's own code, socket and tmpfs; every seat's files, the other entrants'
+        code and the plan's private paths hidden wherever they lie inside a bound path."""
         # Only directory bots: an executable's directory may be a shared system folder.
         others = {
             e.directory.resolve()
             for e in self.plan.entrants
             if (e.directory / MANIFEST_NAME).exists()
         } - {spec.directory.resolve()}
-        address = self.referee.address
-        socket = Path(address.removeprefix("unix:")) if address.startswith("unix:") else None
-        if socket is None:
-            raise SandboxUnavailableError("--sandbox needs the referee on a unix socket")
-        hidden = (self.plan.log_dir.resolve(), *sorted(others))
-        # What bots run on (this Python, its packages, the arena's SDK) stays visible
-        # even when it lives under /tmp, which the sandbox replaces with a private one.
-        arena_root = Path(__file__).resolve().parents[2]
-        keep = tuple(
-            sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), arena_root})
+        private = {p.resolve() for p in (self.plan.log_dir, *self.plan.private)}
+        return Sandbox(
+            bot_dir=spec.directory.resolve(),
+            socket=self._seat_socket(link),
+            runtime=runtime_paths(),
+            hidden=tuple(sorted(private | others)),
+            workdir_bytes=self.plan.workdir_bytes,
         )
-        return Sandbox(hidden=hidden, socket=socket, keep=keep)
 
     async def joined(self, timeout: float) -> None:
         """Wait until every launched bot has joined or ended, for at most ``timeout`` s.

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import BotSpec, Limits
+from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
@@ -48,7 +49,9 @@ class RunConfig:
     db_path: Path
     settings: TableSettings = field(default_factory=TableSettings)
     limits: Limits = field(default_factory=Limits)
-    sandbox: bool = False  # not part of the run's identity: it does not change results
+    # Neither is part of the run's identity: they do not change results.
+    sandbox: bool = True  # each bot in bubblewrap where it works (arena.bots.sandbox)
+    workdir_bytes: int = DEFAULT_WORKDIR_BYTES
 
     @property
     def labels(self) -> list[str]:
@@ -277,6 +280,8 @@ class TournamentRunner:
             limits=config.limits,
             seed=config.seed,
             sandbox=config.sandbox,
+            workdir_bytes=config.workdir_bytes,
+            private=_private_paths(config.db_path, self.log_dir),
         )
 
     def _count(self, scheduled: ScheduledMatch, report: GameReport) -> None:
@@ -292,6 +297,13 @@ class TournamentRunner:
     def _emit(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.progress)
+
+
+def _private_paths(db_path: Path, log_root: Path) -> tuple[Path, ...]:
+    """What no bot may see: the database's directory, or (where that directory also holds
+    a bot's own code, and so cannot be hidden whole) the database and its side files."""
+    files = [db_path.with_name(db_path.name + s) for s in ("", "-wal", "-shm", "-journal")]
+    return (db_path.parent, *files, log_root)
 
 
 def _ids(entrant_ids: Sequence[int], seating: tuple[int, int, int]) -> tuple[int, int, int]:

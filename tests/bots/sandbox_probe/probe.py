@@ -1,4 +1,5 @@
-"""A bot that reports what it can reach from inside the sandbox, then plays by default."""
+"""A bot that reports what it can reach from inside the sandbox (one ``PROBE`` JSON line on
+stdout: its working directory ends with it), then plays by default."""
 
 import json
 import os
@@ -16,9 +17,13 @@ def probe() -> dict[str, object]:
             found["tcp"] = "connected"
     except OSError as error:
         found["tcp"] = f"refused: {error}"
-    seat_dir = Path.cwd()
-    found["siblings"] = sorted(p.name for p in seat_dir.parent.iterdir())
-    found["other_bot"] = sorted(p.name for p in Path(os.environ["PROBE_OTHER_BOT"]).iterdir())
+    found["cwd"] = os.getcwd()
+    found["siblings"] = sorted(p.name for p in Path.cwd().parent.iterdir())
+    try:
+        found["other_bot"] = sorted(p.name for p in Path(os.environ["PROBE_OTHER_BOT"]).iterdir())
+    except OSError as error:
+        found["other_bot"] = f"refused: {error}"
+    found["root"] = sorted(p.name for p in Path("/").iterdir())
     try:
         Path(arena.__file__).parent.joinpath("planted").write_text("x")
         found["write_outside"] = "written"
@@ -27,5 +32,5 @@ def probe() -> dict[str, object]:
     return found
 
 
-Path("probe.json").write_text(json.dumps(probe()))
+print("PROBE " + json.dumps(probe()), flush=True)
 run(Bot())
