@@ -48,7 +48,13 @@ def play(
         list[str],
         typer.Argument(help="Three bots (executable or directory with bot.toml), one per team."),
     ],
-    seed: Annotated[int, typer.Option(help="The game's seed: it decides every deal.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Reproduce a game: anyone who knows the seed can know every card "
+            "(default: a secret deal, kept nowhere)."
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Where the record and the seat logs go.")] = Path(
         "arena-results"
     ),
@@ -74,6 +80,10 @@ def play(
     if len(entrants) != 3:
         fail(f"play takes three entrants (one per team), not {len(entrants)}")
     specs = load_entrants(entrants)
+    if seed is not None:
+        from arena.tournament.schedule import seed_warning
+
+        err_console.print(seed_warning(seed), highlight=False, markup=False)
     build_entrants(specs, out / "logs", build)
     manual_seats = frozenset(manual or ())
     if any(not 0 <= s <= 5 for s in manual_seats):
@@ -94,7 +104,8 @@ def play(
         specs, seed, out, settings, manual_seats, show_manual, sandbox, limits, workdir_mb * _MiB
     )
     report = result.report
-    table = RichTable(title=f"game seed {seed}: {report.deals} deals")
+    dealt = "secret deal" if seed is None else f"game seed {seed}"
+    table = RichTable(title=f"{dealt}: {report.deals} deals")
     table.add_column("team")
     table.add_column("bot")
     table.add_column("score", justify="right")
@@ -226,7 +237,13 @@ def run(
         typer.Argument(help="Bots (executable or directory with bot.toml); default: the samples."),
     ] = None,
     games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
-    seed: Annotated[int, typer.Option(help="Seed of the whole run: it decides every deal.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Reproduce a run: anyone who knows the seed can know every card "
+            "(default: a secret key, kept in the database)."
+        ),
+    ] = None,
     jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
     db: Annotated[Path, typer.Option(help="The results database.")] = DEFAULT_DB,
     decision_ms: DecisionOption = 1000,
@@ -275,6 +292,10 @@ def run(
     if games < 1:
         fail("--games must be at least 1")
     open_store(db).close()  # a clear error now for a file that is not a results database
+    if seed is not None:
+        from arena.tournament.schedule import seed_warning
+
+        err_console.print(seed_warning(seed), highlight=False, markup=False)
     build_entrants(specs, db.parent / "logs", build)
     config = RunConfig(
         entrants=tuple(specs),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import secrets
+import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.loop import run as run_loop
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
+from arena.tournament.schedule import RunKey
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,7 @@ def read_record(path: Path) -> dict[str, object]:
 
 def play_one_game(
     entrants: Sequence[BotSpec],
-    seed: int,
+    seed: int | None,
     out_dir: Path,
     settings: TableSettings | None = None,
     manual_seats: frozenset[int] = frozenset(),
@@ -60,16 +63,22 @@ def play_one_game(
     if len(entrants) != 3:
         raise ValueError("a game needs three entrants, one per team")
     triple = (entrants[0], entrants[1], entrants[2])
-    match_id = f"play-{seed}"
+    # The game is game 0 of a run: of the run of ``--seed N`` if given (reproducible by
+    # anyone), else of a secret key drawn here and kept nowhere.
+    if seed is None:
+        key = RunKey.generate().game(0)
+        match_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+    else:
+        key = RunKey.from_seed(seed).game(0)
+        match_id = f"play-{seed}"
     log_dir = out_dir / "logs" / match_id
     plan = MatchPlan(
         match_id=match_id,
         entrants=triple,
-        seeds=[seed],
+        seeds=[key],
         log_dir=log_dir,
         settings=settings or TableSettings(),
         manual_seats=manual_seats,
-        seed=seed,
         sandbox=sandbox,
         workdir_bytes=workdir_bytes,
         private=(out_dir,),

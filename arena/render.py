@@ -42,7 +42,7 @@ def record_lines(record: dict[str, Any]) -> Iterator[str]:
 
 def _lines(record: dict[str, Any]) -> Iterator[str]:
     teams = _team_names(record)
-    yield f"Game seed {record['seed']}; first dealer seat {record['first_dealer']}"
+    yield f"First dealer seat {record['first_dealer']}"
     yield "Teams: " + "; ".join(f"{name} = seats {t} and {t + 3}" for t, name in enumerate(teams))
     for deal in record["deals"]:
         yield ""

@@ -19,7 +19,7 @@ from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.table import TableSettings
 from arena.registry import RegisteredBot, Registry
-from arena.tournament.schedule import game_seed
+from arena.tournament.schedule import RunKey
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 OPPONENTS = ("random", "greedy")
@@ -77,7 +77,7 @@ async def _validate_match(
     plan = MatchPlan(
         match_id="validation",
         entrants=(spec, opponents[0], opponents[1]),
-        seeds=[game_seed(0, k) for k in range(games)],
+        seeds=[RunKey.generate().game(k) for k in range(games)],
         log_dir=log_dir,
         settings=settings,
         sandbox=sandbox,

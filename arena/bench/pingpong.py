@@ -27,7 +27,7 @@ def sample_request() -> pb.RefereeMessage:
     from arena.engine.randomplay import random_action
     from arena.referee.protocol import KIND_TO_PB, legal_to_pb, view_to_pb
 
-    game = Game(3)
+    game = Game(seed=3)
     rng = random.Random(3)
     while game.decision_kind is None or game.phase.value != "play" or len(game.deal.tricks) < 2:
         game.apply(random_action(game, rng))

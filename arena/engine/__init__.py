@@ -23,6 +23,7 @@ from arena.engine.actions import (
     parse_action,
 )
 from arena.engine.cards import CARDS, JOKER, Card, CardSet, Suit, left_bauer, right_bauer
+from arena.engine.deals import DealSource, GameKey
 from arena.engine.errors import (
     EngineError,
     IllegalActionError,
@@ -62,12 +63,14 @@ __all__ = [
     "Card",
     "CardSet",
     "DealLog",
+    "DealSource",
     "DecisionKind",
     "Discard",
     "DiscardRule",
     "EngineError",
     "Event",
     "Game",
+    "GameKey",
     "IllegalActionError",
     "MalformedActionError",
     "NameTrump",

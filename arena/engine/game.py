@@ -3,13 +3,12 @@
 ``Game.apply`` is the one door through which a game changes (as ``Board.push`` is in
 python-chess): it either advances the game or raises ``IllegalActionError`` (citing the
 rule) or ``MalformedActionError``. ``Game.legal`` says what the seat to act may do.
-Randomness enters only through the seed (R1.3, R3.1a), so a game is fully determined by
-its seed and the actions taken.
+Randomness enters only through the game's key (R1.3, R3.1a; see ``arena.engine.deals``),
+so a game is fully determined by its key and the actions taken.
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
@@ -32,7 +31,6 @@ from arena.engine.actions import (
 from arena.engine.cards import (
     ACE,
     CARDS,
-    DECK_SIZE,
     EFFECTIVE_SUITS,
     FOLLOW_MASKS,
     FULL_DECK_MASK,
@@ -51,6 +49,7 @@ from arena.engine.cards import (
     left_bauer,
     right_bauer,
 )
+from arena.engine.deals import DealSource, GameKey
 from arena.engine.errors import IllegalActionError, MalformedActionError
 from arena.engine.events import (
     BidMade,
@@ -220,22 +219,10 @@ class Outcome:
         return self.winner is None
 
 
-def deal_cards(seed: int, deal_number: int) -> tuple[list[int], list[int]]:
-    """R3.1, R3.1a: the six hands and the stock of deal ``deal_number`` of game ``seed``.
-
-    Depends on the seed and the deal number only, and hands go to absolute seats (seat s
-    gets cards 6s‥6s+5 of the shuffled deck), so the same seed gives the same cards to
-    the same seats whoever sits there: the basis of duplicate play.
-    """
-    deck = list(range(DECK_SIZE))
-    random.Random(f"schmier:{seed}:deal:{deal_number}").shuffle(deck)
-    hands = []
-    for seat in range(SEATS):
-        mask = 0
-        for index in deck[HAND_SIZE * seat : HAND_SIZE * (seat + 1)]:
-            mask |= 1 << index
-        hands.append(mask)
-    return hands, deck[HAND_SIZE * SEATS :]
+def deal_cards(key: DealSource, deal_number: int) -> tuple[list[int], list[int]]:
+    """R3.1, R3.1a: the six hands and the stock of deal ``deal_number`` of the game ``key``
+    deals (see ``GameKey.deal``: the same key, the same cards to the same seats)."""
+    return key.deal(deal_number)
 
 
 def winning_position(trump: Suit, cards: list[int]) -> int:
@@ -278,9 +265,9 @@ def winner_after_deal(scores: tuple[int, int, int], bidding_team: int) -> int | 
     return None  # R9.3
 
 
-def first_dealer(seed: int) -> int:
-    """R1.3: the first dealer, drawn from the game's seed."""
-    return random.Random(f"schmier:{seed}:first-dealer").randrange(SEATS)
+def first_dealer(key: DealSource) -> int:
+    """R1.3: the first dealer, drawn from the game's key."""
+    return key.first_dealer()
 
 
 class Game:
@@ -293,20 +280,33 @@ class Game:
 
     def __init__(
         self,
-        seed: int,
+        key: DealSource | None = None,
         *,
+        seed: int | None = None,
         draw_limit: int = DEFAULT_DRAW_LIMIT,
         first_deal: tuple[list[int], list[int], int] | None = None,
         scores: tuple[int, int, int] = (0, 0, 0),
     ) -> None:
-        """Start a game; ``first_deal`` (hands, stock, dealer) and ``scores`` set up a
-        hand-built situation for scenario tests and analysis (see ``Game.arranged``)."""
+        """Start a game dealt from ``key``: a ``GameKey`` (the arena derives a secret one
+        per game), or the deals of a record being replayed.
+
+        ``seed`` instead makes the key with ``GameKey.from_seed``: for tests, doctests and
+        reproducible runs only, since anyone who knows the seed can know every card.
+        ``first_deal`` (hands, stock, dealer) and ``scores`` set up a hand-built situation
+        for scenario tests and analysis (see ``Game.arranged``)."""
         if draw_limit < 1:
             raise ValueError("R9.4: the deal limit must be at least 1")
-        self.seed = seed
+        if isinstance(key, int):
+            raise TypeError("an integer seed is given as Game(seed=N), for tests only")
+        if (key is None) == (seed is None):
+            raise TypeError("a game is dealt from a key or from a seed: give exactly one")
+        if key is None:
+            assert seed is not None
+            key = GameKey.from_seed(seed)
+        self.key: DealSource = key
         self.draw_limit = draw_limit
         self.is_arranged = first_deal is not None
-        self.first_dealer = first_deal[2] if first_deal else first_dealer(seed)
+        self.first_dealer = first_deal[2] if first_deal else self.key.first_dealer()
         self.dealer = self.first_dealer
         self.scores = list(scores)
         self.deals: list[DealLog] = []
@@ -340,11 +340,13 @@ class Game:
         scores: tuple[int, int, int] = (0, 0, 0),
         seed: int = 0,
         draw_limit: int = DEFAULT_DRAW_LIMIT,
+        key: GameKey | None = None,
     ) -> Game:
         """A game whose first deal is given as text, for hand-built situations.
 
         ``hands`` are six strings of six cards; ``stock`` the 17 others, top first (by
-        default the rest of the pack in card order). Later deals come from ``seed``.
+        default the rest of the pack in card order). Later deals come from ``key``, or
+        else from ``seed`` (``GameKey.from_seed``).
 
         >>> g = Game.arranged(["AH KH QH JH JD TH", "2C 3C 4C 5C 6C 7C", "8C 9C TC JC QC KC",
         ...     "AC 2D 3D 4D 5D 6D", "7D 8D 9D TD QD KD", "AD 2S 3S 4S 5S 6S"], dealer=5)
@@ -366,7 +368,10 @@ class Game:
         if sorted(stock_cards) != indices_of_mask(FULL_DECK_MASK & ~used):
             raise ValueError("R3.1: the stock is the 17 cards not dealt, each once")
         return cls(
-            seed, draw_limit=draw_limit, first_deal=(masks, stock_cards, dealer), scores=scores
+            key or GameKey.from_seed(seed),
+            draw_limit=draw_limit,
+            first_deal=(masks, stock_cards, dealer),
+            scores=scores,
         )
 
     # --- questions ----------------------------------------------------------------
@@ -479,9 +484,7 @@ class Game:
 
     def _start_deal(self, arranged: tuple[list[int], list[int]] | None = None) -> None:
         number = len(self.deals) + 1
-        hands, stock = (
-            (list(arranged[0]), list(arranged[1])) if arranged else deal_cards(self.seed, number)
-        )
+        hands, stock = (list(arranged[0]), list(arranged[1])) if arranged else self.key.deal(number)
         self.deals.append(DealLog(number, self.dealer, list(hands), list(stock)))
         self.hands = hands
         self.stock = stock

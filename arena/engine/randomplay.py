@@ -37,7 +37,7 @@ def random_action(game: Game, rng: random.Random) -> Action:
 
 
 def play_random_game(seed: int, rng: random.Random, draw_limit: int = 200) -> Game:
-    game = Game(seed, draw_limit=draw_limit)
+    game = Game(seed=seed, draw_limit=draw_limit)
     while not game.is_over:
         game.apply(random_action(game, rng))
     return game

@@ -2,7 +2,9 @@
 
 The format is public and documented in ``docs/GAME_RECORD.md``. ``replay(record)`` runs
 the recorded actions through the engine again and raises ``ReplayMismatchError`` at the
-first difference, so a record is proof of a legal game.
+first difference, so a record is proof of a legal game. A record never holds the game's
+key (bots may see records; the key of one game deals the same cards at every seating of
+a run): replay deals the record's own cards, or, given the key, proves they are its.
 """
 
 from __future__ import annotations
@@ -12,12 +14,31 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from arena.engine.actions import BIDS, PASS, PLAYS, TRUMPS, Action, Discard
-from arena.engine.cards import CARDS, Card, CardSet, Suit, card_texts, mask_of_texts
+from arena.engine.cards import (
+    CARDS,
+    FULL_DECK_MASK,
+    Card,
+    CardSet,
+    Suit,
+    card_texts,
+    mask_of_texts,
+)
+from arena.engine.deals import DealSource
 from arena.engine.errors import EngineError, ReplayMismatchError
-from arena.engine.game import DEFAULT_DRAW_LIMIT, DealLog, Game, Phase
+from arena.engine.game import (
+    DEFAULT_DRAW_LIMIT,
+    HAND_SIZE,
+    SEATS,
+    STOCK_SIZE,
+    DealLog,
+    Game,
+    Phase,
+)
 
 RECORD_FORMAT: Final = "schmier-game-record"
-RECORD_VERSION: Final = 1
+RECORD_VERSION: Final = 2
+# Version 1 also held the game's integer seed, from which anyone could deal every card.
+KNOWN_VERSIONS: Final = (1, 2)
 
 Record = dict[str, Any]
 
@@ -69,7 +90,6 @@ def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
     record: Record = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
-        "seed": game.seed,
         "first_dealer": game.first_dealer,
         "arranged": game.is_arranged,
         "draw_limit": game.draw_limit,
@@ -104,7 +124,7 @@ def loads(text: str | bytes) -> Record:
     record = json.loads(text)
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise ReplayMismatchError("not a Schmier game record (format field missing or wrong)")
-    if record.get("version") != RECORD_VERSION:
+    if record.get("version") not in KNOWN_VERSIONS:
         raise ReplayMismatchError(f"unsupported game record version {record.get('version')!r}")
     return record
 
@@ -128,12 +148,57 @@ def recorded_actions(record: Record) -> Iterator[Action]:
                 yield PLAYS[Card.parse(text).index]
 
 
-def replay(record: Record) -> Game:
-    """Play a record's actions through the engine; raise at the first difference."""
+class RecordedDeals:
+    """The deals a record holds, as a ``DealSource``: replay deals the recorded cards.
+
+    Each deal must be 53 cards, six to each seat and 17 to the stock (R3.1); whether they
+    came from the game's key only ``replay(record, key)`` can tell.
+    """
+
+    def __init__(self, record: Record) -> None:
+        self._first_dealer = int(record["first_dealer"])
+        if self._first_dealer not in range(SEATS):
+            raise ReplayMismatchError(f"R1.3: first_dealer {self._first_dealer} is not a seat")
+        self._deals: list[tuple[list[int], list[int]]] = []
+        for number, deal in enumerate(record["deals"], start=1):
+            hands = [mask_of_texts(hand) for hand in deal["hands"]]
+            stock = [Card.parse(text).index for text in deal["stock"]]
+            dealt = 0
+            for mask in hands:
+                dealt |= mask
+            for index in stock:
+                dealt |= 1 << index
+            if (
+                len(hands) != SEATS
+                or any(mask.bit_count() != HAND_SIZE for mask in hands)
+                or len(stock) != STOCK_SIZE
+                or dealt != FULL_DECK_MASK
+            ):
+                raise ReplayMismatchError(
+                    f"R3.1: deal {number} is not the 53 cards dealt six to each seat and "
+                    "17 to the stock"
+                )
+            self._deals.append((hands, stock))
+
+    def first_dealer(self) -> int:
+        return self._first_dealer
+
+    def deal(self, number: int) -> tuple[list[int], list[int]]:
+        if not 1 <= number <= len(self._deals):
+            raise ReplayMismatchError(f"the record has no deal {number}, which the game reached")
+        hands, stock = self._deals[number - 1]
+        return list(hands), list(stock)
+
+
+def replay(record: Record, key: DealSource | None = None) -> Game:
+    """Play a record's actions through the engine; raise at the first difference.
+
+    Without ``key`` the game is dealt the record's own cards; with the game's key every
+    deal and the first dealer must also be the key's (R1.3, R3.1a).
+    """
     try:
-        game = Game(
-            int(record["seed"]), draw_limit=int(record.get("draw_limit", DEFAULT_DRAW_LIMIT))
-        )
+        source = key if key is not None else RecordedDeals(record)
+        game = Game(source, draw_limit=int(record.get("draw_limit", DEFAULT_DRAW_LIMIT)))
         for step, action in enumerate(recorded_actions(record)):
             try:
                 game.apply(action)
@@ -146,6 +211,10 @@ def replay(record: Record) -> Game:
             raise
         raise ReplayMismatchError(f"malformed game record: {error!r}") from error
     replayed = to_record(game, record.get("meta"))
+    if record.get("version") == 1:
+        # A version 1 record also holds its seed, from the old guessable dealing: its
+        # cards are checked as dealt, the seed itself is carried over unread.
+        replayed.update(version=1, seed=record.get("seed"))
     difference = first_difference(record, replayed)
     if difference is not None:
         raise ReplayMismatchError(f"replay differs from the record at {difference}")

@@ -43,8 +43,9 @@ def load_python_bot(directory: Path) -> Bot:
 
 
 def play_game_in_process(bots: Sequence[Bot], seed: int, game_index: int = 0) -> Game:
-    """One game; seat s is played by ``bots[s]``. An illegal answer gets the fallback."""
-    game = Game(seed)
+    """One game from a test seed (for benchmarks and tests: guessable); seat s is played
+    by ``bots[s]``. An illegal answer gets the fallback."""
+    game = Game(seed=seed)
     cursors = [0] * 6
     translator = EventTranslator(game.events)
     started = pb.Event(game_started=pb.GameStarted(game_index=game_index))

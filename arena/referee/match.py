@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
+import hmac
 import tempfile
 import time
 from collections.abc import Sequence
@@ -27,7 +27,7 @@ from arena.bots.sandbox import (
 )
 
 from .server import SeatLink, TokenRegistry, create_server, new_token
-from .table import OnGame, Table, TableSettings
+from .table import GameSeed, OnGame, Table, TableSettings, game_key
 
 MANUAL_JOIN_TIMEOUT_S = 600.0
 EXIT_GRACE_S = 2.0  # how long a bot may take to exit after MatchOver
@@ -72,11 +72,11 @@ class Referee:
 
 @dataclass
 class MatchPlan:
-    """One seating: the entrant of each team, the game seeds, where logs go."""
+    """One seating: the entrant of each team, the games' keys, where logs go."""
 
     match_id: str
     entrants: tuple[BotSpec, BotSpec, BotSpec]  # by team (R1.2: team t = seats t, t+3)
-    seeds: Sequence[int]
+    seeds: Sequence[GameSeed]  # GameKeys; an int is a guessable test seed (GameKey.from_seed)
     log_dir: Path
     settings: TableSettings = field(default_factory=TableSettings)
     limits: Limits = field(default_factory=Limits)
@@ -134,7 +134,7 @@ class Match:
                 "ARENA_ADDRESS": self.referee.address,
                 "ARENA_TOKEN": link.token,
                 "ARENA_SEAT": str(seat),
-                "ARENA_SEED": _seat_seed(plan.seed, plan.match_id, seat),
+                "ARENA_SEED": _seat_seed(plan, seat),
             }
             # Unsandboxed, the working dir stays after the match: such bots are trusted
             # code that can write anywhere anyway, and what they left is what their
@@ -240,6 +240,11 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
         link.close()
 
 
-def _seat_seed(seed: int, match_id: str, seat: int) -> str:
-    digest = hashlib.sha256(f"{seed}:{match_id}:{seat}".encode()).hexdigest()
-    return str(int(digest[:12], 16))
+def _seat_seed(plan: MatchPlan, seat: int) -> str:
+    """ARENA_SEED, for a seat's own randomness: keyed by the match's first game key, so it
+    is the same when the match is played again, and tells the bot nothing of any deal
+    (a seed made from public values would let a bot check guesses at the run's key)."""
+    key = game_key(plan.seeds[0] if plan.seeds else plan.seed)
+    message = f"schmier-arena/arena-seed:{plan.seed}:{plan.match_id}:{seat}".encode()
+    digest = hmac.digest(key.secret, message, "sha256")
+    return str(int.from_bytes(digest[:6], "big"))

@@ -21,6 +21,7 @@ from arena.engine import (
     DecisionKind,
     EngineError,
     Game,
+    GameKey,
     IllegalActionError,
     to_record,
     view,
@@ -70,7 +71,7 @@ class GameReport:
     """Everything the tournament keeps of one finished game."""
 
     game_index: int
-    seed: int
+    seed: GameKey  # what the game was dealt from: never written to a record or a log
     winner: int | None
     scores: tuple[int, int, int]
     deals: int
@@ -95,6 +96,12 @@ class _SeatState:
 
 
 OnGame = Callable[[GameReport], Awaitable[None] | None]
+# A game's key; an int is a guessable seed for tests and benchmarks (GameKey.from_seed).
+GameSeed = GameKey | int
+
+
+def game_key(seed: GameSeed) -> GameKey:
+    return seed if isinstance(seed, GameKey) else GameKey.from_seed(seed)
 
 
 class Table:
@@ -104,7 +111,7 @@ class Table:
         self,
         match_id: str,
         links: Sequence[SeatLink],
-        seeds: Sequence[int],
+        seeds: Sequence[GameSeed],
         settings: TableSettings,
         team_names: Sequence[str],
         meta: dict[str, Any] | None = None,
@@ -184,8 +191,9 @@ class Table:
 
     # --- one game -----------------------------------------------------------------------
 
-    async def play_game(self, index: int, seed: int) -> GameReport:
-        game = self._game = Game(seed, draw_limit=self.settings.draw_limit)
+    async def play_game(self, index: int, seed: GameSeed) -> GameReport:
+        key = game_key(seed)
+        game = self._game = Game(key, draw_limit=self.settings.draw_limit)
         self._translator = EventTranslator(game.events)
         self._game_index = index
         started = time.monotonic()
@@ -204,7 +212,7 @@ class Table:
                 deal_number = game.deal_number
                 # The seat to act next gets these events at once, with its request.
                 await self._flush_all(game, skip=None if game.is_over else game.to_act)
-        return self._report(game, index, seed, time.monotonic() - started)
+        return self._report(game, index, key, time.monotonic() - started)
 
     async def _flush_all(self, game: Game, skip: int | None = None) -> None:
         """At the end of a deal and of the game every seat gets its events (R10)."""
@@ -421,7 +429,7 @@ class Table:
         for notice in notices:
             await self._send(state, pb.RefereeMessage(notice=notice))
 
-    def _report(self, game: Game, index: int, seed: int, duration: float) -> GameReport:
+    def _report(self, game: Game, index: int, seed: GameKey, duration: float) -> GameReport:
         """The game's report; it also carries faults from before it (e.g. a missed join)."""
         assert game.outcome is not None
         faults = self.faults[self._faults_before :]

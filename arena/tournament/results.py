@@ -40,7 +40,7 @@ __all__ = [
     "entrant_label",
 ]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 # Written to the SQLite header so that an unrelated database that happens to carry the same
 # user_version is not mistaken for a results store. The bytes spell "SchA".
 APPLICATION_ID: Final = 0x53636841
@@ -58,9 +58,10 @@ _SCHEMA: Final[tuple[str, ...]] = (
         id          TEXT PRIMARY KEY,
         created_at  TEXT NOT NULL,
         finished_at TEXT,
-        seed        INTEGER NOT NULL,
         settings    TEXT NOT NULL,
-        status      TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted'))
+        status      TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+        seed        INTEGER,
+        deal_key    BLOB CHECK (deal_key IS NULL OR length(deal_key) >= 16)
     ) STRICT
     """,
     """
@@ -94,7 +95,6 @@ _SCHEMA: Final[tuple[str, ...]] = (
         run_id      TEXT NOT NULL REFERENCES runs (id),
         match_id    INTEGER NOT NULL REFERENCES matches (id),
         game_index  INTEGER NOT NULL,
-        seed        INTEGER NOT NULL,
         winner      INTEGER CHECK (winner IS NULL OR winner BETWEEN 0 AND 2),
         score_team0 INTEGER NOT NULL,
         score_team1 INTEGER NOT NULL,
@@ -174,7 +174,6 @@ class GameResult:
     """Everything stored about one finished game."""
 
     game_index: int
-    seed: int
     winner: int | None  # winning team 0..2, None for a draw
     scores: tuple[int, int, int]  # final score per team
     deals: int
@@ -193,7 +192,6 @@ class StoredGame:
     run_id: str
     match_key: str
     game_index: int
-    seed: int
     winner: int | None
     scores: tuple[int, int, int]
     deals: int
@@ -209,7 +207,7 @@ class RunInfo:
     id: str
     created_at: str
     finished_at: str | None
-    seed: int
+    seed: int | None  # the explicit --seed; None for a run with a secret key
     settings: dict[str, Any]
     status: RunStatus
 
@@ -242,7 +240,6 @@ def _check_int64(what: str, value: int) -> None:
 
 def _validate_game(game: GameResult) -> None:
     """Reject malformed results before anything is written (they would poison the standings)."""
-    _check_int64("seed", game.seed)
     if game.game_index < 0:
         raise ValueError(f"game_index must be >= 0, got {game.game_index}")
     if game.winner is not None and game.winner not in (0, 1, 2):
@@ -361,26 +358,46 @@ class ResultsStore:
             ).fetchone()
         return int(row[0])
 
-    def start_run(self, run_id: str, seed: int, settings: Mapping[str, Any]) -> RunInfo:
-        """Create run ``run_id``, or mark an existing one as running again (resume).
+    def start_run(
+        self, run_id: str, seed: int | None, settings: Mapping[str, Any], deal_key: bytes
+    ) -> RunInfo:
+        """Create run ``run_id`` with its deal key, or mark an existing one as running again.
 
-        On resume created_at, seed and settings are kept as first stored; the returned
-        ``RunInfo`` carries them so that the caller can refuse to resume with different ones.
+        On resume created_at, seed, settings and the deal key are kept as first stored (so
+        a resumed run deals as before); the returned ``RunInfo`` carries them so that the
+        caller can refuse to resume with different ones, and ``deal_key`` reads the key.
         """
-        _check_int64("seed", seed)
+        if seed is not None:
+            _check_int64("seed", seed)
         settings_json = json.dumps(dict(settings), sort_keys=True, allow_nan=False)
         with self._write() as conn:
             conn.execute(
                 """
-                INSERT INTO runs (id, created_at, finished_at, seed, settings, status)
-                VALUES (?, ?, NULL, ?, ?, 'running')
+                INSERT INTO runs (id, created_at, finished_at, seed, deal_key, settings, status)
+                VALUES (?, ?, NULL, ?, ?, ?, 'running')
                 ON CONFLICT (id) DO UPDATE SET status = 'running', finished_at = NULL
                 """,
-                (run_id, _now(), seed, settings_json),
+                (run_id, _now(), seed, deal_key, settings_json),
             )
         info = self.run(run_id)
         assert info is not None
         return info
+
+    def deal_key(self, run_id: str) -> bytes:
+        """The secret every deal of the run follows from (this file is its only copy).
+
+        ``ResultsStoreError`` for a run stored before deals had keys: its games were
+        dealt the old, guessable way and cannot be resumed with the same cards.
+        """
+        row = self._conn.execute("SELECT deal_key FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"unknown run {run_id!r}")
+        if row[0] is None:
+            raise ResultsStoreError(
+                f"run {run_id} was stored by an older arena whose deals could be guessed; "
+                "it cannot be resumed: start a new run"
+            )
+        return bytes(row[0])
 
     def finish_run(self, run_id: str, status: Literal["finished", "interrupted"]) -> None:
         if status not in ("finished", "interrupted"):
@@ -465,16 +482,15 @@ class ResultsStore:
             try:
                 cur = conn.execute(
                     """
-                    INSERT INTO games (run_id, match_id, game_index, seed, winner,
+                    INSERT INTO games (run_id, match_id, game_index, winner,
                                        score_team0, score_team1, score_team2,
                                        deals, duration_s, record, finished_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     (
                         run_id,
                         match_id,
                         game.game_index,
-                        game.seed,
                         game.winner,
                         *game.scores,
                         game.deals,
@@ -550,7 +566,7 @@ class ResultsStore:
         conn = self._conn
         row = conn.execute(
             """
-            SELECT g.id, g.run_id, m.match_key, g.game_index, g.seed, g.winner,
+            SELECT g.id, g.run_id, m.match_key, g.game_index, g.winner,
                    g.score_team0, g.score_team1, g.score_team2, g.deals, g.duration_s,
                    g.finished_at, m.entrant_team0, m.entrant_team1, m.entrant_team2
             FROM games g JOIN matches m ON m.id = g.match_id
@@ -592,13 +608,12 @@ class ResultsStore:
             run_id=row[1],
             match_key=row[2],
             game_index=row[3],
-            seed=row[4],
-            winner=row[5],
-            scores=(row[6], row[7], row[8]),
-            deals=row[9],
-            duration_s=row[10],
-            finished_at=row[11],
-            entrant_ids=(row[12], row[13], row[14]),
+            winner=row[4],
+            scores=(row[5], row[6], row[7]),
+            deals=row[8],
+            duration_s=row[9],
+            finished_at=row[10],
+            entrant_ids=(row[11], row[12], row[13]),
             seats=seats,
             faults=faults,
         )
@@ -751,6 +766,9 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
             f"{path} is an SQLite database but not a Schmier Arena results store "
             f"(application_id={application_id}, user_version={version})"
         )
+    if application_id == APPLICATION_ID and version == 1:
+        _migrate_from_1(conn, path)
+        version = SCHEMA_VERSION
     if application_id == APPLICATION_ID and version != SCHEMA_VERSION:
         raise ResultsStoreError(
             f"{path} has results schema version {version}, but this arena only knows version "
@@ -797,6 +815,41 @@ def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
         conn.execute(f"PRAGMA application_id={APPLICATION_ID:d}")
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION:d}")
         conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+# Version 1 kept an integer seed per run (NOT NULL) and per game, from which the deals
+# could be computed. Version 2 keeps each run's deal key and its explicit --seed (NULL
+# for a secret run); the games keep no seed. A version 1 run keeps its seed and gets no
+# key: its games stay readable, but it cannot be resumed (``deal_key``).
+_MIGRATION_FROM_1: Final[tuple[str, ...]] = (
+    "ALTER TABLE runs ADD COLUMN seed_v2 INTEGER",
+    "UPDATE runs SET seed_v2 = seed",
+    "ALTER TABLE runs DROP COLUMN seed",
+    "ALTER TABLE runs RENAME COLUMN seed_v2 TO seed",
+    "ALTER TABLE runs ADD COLUMN deal_key BLOB CHECK (deal_key IS NULL OR length(deal_key) >= 16)",
+    "ALTER TABLE games DROP COLUMN seed",
+)
+
+
+def _migrate_from_1(conn: sqlite3.Connection, path: Path) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated the file between our check and taking the lock.
+        if conn.execute("PRAGMA user_version").fetchone()[0] == 1:
+            for statement in _MIGRATION_FROM_1:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION:d}")
+        conn.execute("COMMIT")
+    except sqlite3.DatabaseError as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise ResultsStoreError(
+            f"cannot upgrade results store {path} from schema version 1: {exc}"
+        ) from exc
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

@@ -1,9 +1,12 @@
 """Running a tournament: matches on one referee, ``jobs`` at a time, each game stored as it ends.
 
-A run is identified by what it plays (entrants and their versions, games, seed,
-settings), so running the same command again resumes it: only the games missing from
-the database are played. The next matches' bot processes are started while the current
-ones play, so start-up does not stall the tables.
+A run is identified by what it plays (entrants and their versions, games, seed if one
+was given, settings), so running the same command again resumes it: only the games
+missing from the database are played. A new run draws its deal key from the OS CSPRNG
+(or derives it from an explicit seed) and keeps it only in the database, from which a
+resumed run reads it back: the key is no part of the identity, so the same command
+finds the same run, and the same deals go to the same seats. The next matches' bot
+processes are started while the current ones play, so start-up does not stall the tables.
 """
 
 from __future__ import annotations
@@ -35,16 +38,18 @@ from arena.tournament.results import (
     SeatStats,
     entrant_label,
 )
-from arena.tournament.schedule import ScheduledMatch, round_robin, schedule_size
+from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
 
 LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bots to join
+# In every run's identity, so that a run dealt another way is never resumed with these deals.
+DEALING = "hmac-sha256-v1"
 
 
 @dataclass(frozen=True)
 class RunConfig:
     entrants: tuple[BotSpec, ...]
     games: int
-    seed: int
+    seed: int | None  # None: a secret deal key (the safe default); N: reproducible by anyone
     jobs: int
     db_path: Path
     settings: TableSettings = field(default_factory=TableSettings)
@@ -63,6 +68,7 @@ class RunConfig:
             "entrants": self.labels,
             "games": self.games,
             "seed": self.seed,
+            "dealing": DEALING,
             "table": asdict(self.settings),
         }
 
@@ -132,7 +138,6 @@ def seat_stats(report: GameReport) -> tuple[SeatStats, ...]:
 def game_result(report: GameReport) -> GameResult:
     return GameResult(
         game_index=report.game_index,
-        seed=report.seed,
         winner=report.winner,
         scores=report.scores,
         deals=report.deals,
@@ -160,14 +165,17 @@ class TournamentRunner:
         self.store = store
         self.log_dir = log_dir
         self.on_progress = on_progress
-        self.schedule = round_robin(len(config.entrants), config.games, config.seed)
+        self.schedule = round_robin(len(config.entrants), config.games)
+        self._run_key: RunKey | None = None  # read from the store when the run starts
         self.progress = RunProgress(total=schedule_size(self.schedule))
         self._matches: list[Match] = []
 
     async def run(self) -> RunSummary:
         config, store = self.config, self.store
         run_id = config.run_id
-        store.start_run(run_id, config.seed, config.identity())
+        fresh = RunKey.generate() if config.seed is None else RunKey.from_seed(config.seed)
+        store.start_run(run_id, config.seed, config.identity(), fresh.secret)
+        self._run_key = RunKey(store.deal_key(run_id))  # the first key, if resuming
         entrant_ids = [
             store.upsert_entrant(e.name, e.version, list(e.command)) for e in config.entrants
         ]
@@ -175,8 +183,8 @@ class TournamentRunner:
         self.progress.already_done = self.progress.done = len(done)
         todo: list[tuple[ScheduledMatch, set[int]]] = []
         for scheduled in self.schedule:
-            skip = {i for i in range(len(scheduled.seeds)) if (scheduled.key, i) in done}
-            if len(skip) < len(scheduled.seeds):
+            skip = {i for i in range(scheduled.games) if (scheduled.key, i) in done}
+            if len(skip) < scheduled.games:
                 todo.append((scheduled, skip))
             store.ensure_match(run_id, scheduled.key, _ids(entrant_ids, scheduled.entrants))
         started = time.monotonic()
@@ -270,15 +278,15 @@ class TournamentRunner:
 
     def _plan(self, scheduled: ScheduledMatch) -> MatchPlan:
         config = self.config
+        assert self._run_key is not None
         specs = tuple(config.entrants[i] for i in scheduled.entrants)
         return MatchPlan(
             match_id=scheduled.key,
             entrants=(specs[0], specs[1], specs[2]),
-            seeds=scheduled.seeds,
+            seeds=[self._run_key.game(i) for i in range(scheduled.games)],
             log_dir=self.log_dir / scheduled.key,
             settings=config.settings,
             limits=config.limits,
-            seed=config.seed,
             sandbox=config.sandbox,
             workdir_bytes=config.workdir_bytes,
             private=_private_paths(config.db_path, self.log_dir),

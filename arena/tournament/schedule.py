@@ -1,38 +1,89 @@
-"""The round-robin schedule: which entrants meet, in which seatings, on which seeds.
+"""The round-robin schedule: which entrants meet, in which seatings, on which games.
 
 Every set of three entrants meets (with two entrants: {A,A,B} and {A,B,B}); each such
 triple plays every distinct seating of its entrants over the three teams, and every
-seating plays the *same* game seeds — duplicate play (R3.1a): the same cards go to the
-same seats, so luck cancels out.
+seating plays the *same* games — duplicate play (R3.1a): game k of every seating is
+dealt from the same key, ``RunKey.game(k)``, so the same cards go to the same seats and
+luck cancels out.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
+import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Final
+
+from arena.engine import GameKey
+from arena.engine.deals import KEY_BYTES, MIN_KEY_BYTES
+
+_GAME_LABEL: Final = b"schmier-arena/game:"
+_RUN_SEED_LABEL: Final = b"schmier-arena/run-seed:"
 
 
 class ScheduleError(ValueError):
     """The entrants cannot make a tournament."""
 
 
+@dataclass(frozen=True, slots=True)
+class RunKey:
+    """A run's secret: every deal of the run follows from it, and from nothing else.
+
+    A new run draws it from the operating system's CSPRNG (``generate``) and keeps it
+    only in the results database; ``from_seed`` derives it from an explicit ``--seed``,
+    which reproduces the run exactly but lets anyone who knows the seed know every card.
+    """
+
+    secret: bytes = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.secret, bytes) or len(self.secret) < MIN_KEY_BYTES:
+            raise ValueError(f"a run key is at least {MIN_KEY_BYTES} bytes of secret")
+
+    def __repr__(self) -> str:
+        return "RunKey(<secret>)"
+
+    @classmethod
+    def generate(cls) -> RunKey:
+        return cls(secrets.token_bytes(KEY_BYTES))
+
+    @classmethod
+    def from_seed(cls, seed: int) -> RunKey:
+        """The key of ``--seed N``: public, so that the same seed replays the same run."""
+        return cls(hashlib.sha256(_RUN_SEED_LABEL + str(int(seed)).encode()).digest())
+
+    def game(self, index: int) -> GameKey:
+        """The key of game ``index``, shared by every seating (duplicate play, R3.1a).
+
+        A keyed function of the run's secret: one game's key (or any number of them)
+        tells nothing about another's.
+        """
+        if index < 0:
+            raise ValueError(f"game indexes start at 0, not {index}")
+        message = _GAME_LABEL + index.to_bytes(8, "big")
+        return GameKey(hmac.digest(self.secret, message, "sha256"))
+
+
+def seed_warning(seed: int) -> str:
+    """The one line an explicit seed earns: it makes every deal public."""
+    return (
+        f"warning: --seed {seed} makes the deals reproducible: anyone who knows the seed "
+        "can know every card (leave it out for secret deals)"
+    )
+
+
 @dataclass(frozen=True)
 class ScheduledMatch:
-    """One seating of one triple, playing ``seeds`` (one game per seed)."""
+    """One seating of one triple, playing games 0 … ``games`` - 1 of the run."""
 
     key: str  # stable across runs of the same command: used to resume
     triple: int
     seating: int
     entrants: tuple[int, int, int]  # entrant indices by team (R1.2)
-    seeds: tuple[int, ...]
-
-
-def game_seed(run_seed: int, game_index: int) -> int:
-    """The seed of game ``game_index``, shared by every seating (duplicate play)."""
-    digest = hashlib.sha256(f"schmier-arena:{run_seed}:{game_index}".encode()).digest()
-    return int.from_bytes(digest[:7], "big")
+    games: int
 
 
 def triples(count: int) -> list[tuple[int, int, int]]:
@@ -50,18 +101,17 @@ def seatings(triple: tuple[int, int, int]) -> list[tuple[int, int, int]]:
     return sorted(distinct)
 
 
-def round_robin(entrant_count: int, games: int, seed: int) -> list[ScheduledMatch]:
-    """The whole schedule, in a fixed order."""
+def round_robin(entrant_count: int, games: int) -> list[ScheduledMatch]:
+    """The whole schedule, in a fixed order; every match plays the same ``games`` games."""
     if games < 1:
         raise ScheduleError("--games must be at least 1")
-    seeds = tuple(game_seed(seed, k) for k in range(games))
     schedule = []
     for t, triple in enumerate(triples(entrant_count)):
         for s, seating in enumerate(seatings(triple)):
             key = f"t{t}-s{s}-" + "-".join(str(e) for e in seating)
-            schedule.append(ScheduledMatch(key, t, s, seating, seeds))
+            schedule.append(ScheduledMatch(key, t, s, seating, games))
     return schedule
 
 
 def schedule_size(schedule: Sequence[ScheduledMatch]) -> int:
-    return sum(len(m.seeds) for m in schedule)
+    return sum(m.games for m in schedule)

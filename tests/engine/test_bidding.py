@@ -11,6 +11,7 @@ from arena.engine import (
     Action,
     Bid,
     DecisionKind,
+    GameKey,
     IllegalActionError,
     NameTrump,
     Pass,
@@ -41,8 +42,11 @@ def test_R1_2_teams_partners_opposite_never_neighbours() -> None:
 def test_R1_3_first_dealer_comes_from_the_seed() -> None:
     """R1.3: the first dealer is drawn from the seed: the same seed, the same dealer, and
     over many seeds every seat deals first."""
-    dealers = {seed: Game(seed).dealer for seed in range(200)}
-    assert all(Game(seed).dealer == dealers[seed] == first_dealer(seed) for seed in range(50))
+    dealers = {seed: Game(seed=seed).dealer for seed in range(200)}
+    assert all(
+        Game(seed=seed).dealer == dealers[seed] == first_dealer(GameKey.from_seed(seed))
+        for seed in range(50)
+    )
     assert set(dealers.values()) == set(range(6))
     counts = [list(dealers.values()).count(s) for s in range(6)]
     assert min(counts) >= 15  # roughly uniform (expected 33 each)
@@ -51,7 +55,7 @@ def test_R1_3_first_dealer_comes_from_the_seed() -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2, 17])
 def test_R3_1_six_cards_each_and_a_stock_of_17(seed: int) -> None:
     """R3.1: each seat gets 6 cards, 17 are left in the stock; all 53 cards, once each."""
-    game = Game(seed)
+    game = Game(seed=seed)
     assert [len(game.hand(s)) for s in range(6)] == [6] * 6
     assert len(game.stock) == 17 and len(set(game.stock)) == 17
     union = mask_of_indices(game.stock)
@@ -59,7 +63,7 @@ def test_R3_1_six_cards_each_and_a_stock_of_17(seed: int) -> None:
         assert union & game.hands[seat] == 0
         union |= game.hands[seat]
     assert union == FULL
-    hands, stock = deal_cards(seed, 1)
+    hands, stock = deal_cards(GameKey.from_seed(seed), 1)
     assert hands == game.hands and stock == game.stock
 
 
@@ -146,7 +150,7 @@ def test_R4_5_R1_3_all_pass_throws_in_same_dealer_next_deal_number(dealer: int) 
     assert game.deal_number == 2 and game.dealer == dealer
     assert game.phase is Phase.BIDDING and game.to_act == left_of(dealer)
     assert game.scores == [4, -3, 7]
-    hands, stock = deal_cards(99, 2)
+    hands, stock = deal_cards(GameKey.from_seed(99), 2)
     assert game.hands == hands and game.stock == stock
     tail = game.events[-9:]
     assert tail[0] == BidMade(dealer, 0)

@@ -297,7 +297,7 @@ def test_R5_4_dealer_discard_rule_matches_the_rule_text(
     dealer often holds more than six trumps), the rule accepts exactly the discards the
     rule text allows, and every ``must`` + choice-from-``may`` discard is accepted."""
     rng = random.Random(rng_seed)
-    game = Game(seed)
+    game = Game(seed=seed)
     bid_and_name(game, (game.dealer + 1) % 6, 3, trump)
     while game.to_act != game.dealer:
         game.apply(Discard(CardSet()))

@@ -76,7 +76,7 @@ def assert_nothing_leaks(game: Game, seat: int, since_event: int, since_deal: in
 
 def play_checked(seed: int, rng_seed: int, policy: Policy, draw_limit: int) -> Game:
     rng = random.Random(rng_seed)
-    game = Game(seed, draw_limit=draw_limit)
+    game = Game(seed=seed, draw_limit=draw_limit)
     for seat in range(6):
         assert_nothing_leaks(game, seat, 0, 1)
     while not game.is_over:
@@ -120,7 +120,7 @@ def test_R2_1_R3_2_R5_5_R6_3_R8_R9_R10_random_games_obey_the_rules(
 
 def finished_record(seed: int, rng_seed: int, policy: str) -> dict[str, Any]:
     rng = random.Random(rng_seed)
-    game = Game(seed, draw_limit=40)
+    game = Game(seed=seed, draw_limit=40)
     while not game.is_over:
         game.apply(POLICIES[policy](game, rng))
     return to_record(game)
@@ -171,7 +171,7 @@ def test_record_of_unfinished_game_replays_to_the_same_position(
     """A record taken at any point replays to the same position: phase, seat to act,
     hands, stock, trick in progress, scores."""
     rng = random.Random(rng_seed)
-    game = Game(seed)
+    game = Game(seed=seed)
     for _ in range(steps):
         if game.is_over:
             break

@@ -24,7 +24,7 @@ def test_R9_1_R9_2_R9_4_ten_thousand_random_games() -> None:
     for index in range(GAMES):
         rng = random.Random(index)
         policy = random_action if index % 2 == 0 else eager_action
-        game = Game(1_000_000 + index)
+        game = Game(seed=1_000_000 + index)
         while not game.is_over:
             game.apply(policy(game, rng))
         outcome = game.outcome

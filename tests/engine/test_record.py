@@ -12,6 +12,7 @@ import pytest
 
 from arena.engine import (
     Game,
+    GameKey,
     ReplayMismatchError,
     dumps,
     loads,
@@ -28,7 +29,7 @@ CATEGORIES = ["high", "low", "right", "left", "joker", "game"]
 
 def finished(seed: int, policy: Callable[..., Any] = random_action) -> Game:
     rng = random.Random(seed)
-    game = Game(seed)
+    game = Game(seed=seed)
     while not game.is_over:
         game.apply(policy(game, rng))
     return game
@@ -47,8 +48,10 @@ def test_R1_2_R4_R5_R6_R8_record_fields_and_types(record: dict[str, Any]) -> Non
     """The record's fields, as docs/GAME_RECORD.md lists them: seats 0-5, teams 0-2 (R1.2),
     bids 0 = pass (R4.2), trump (R5.1), exchanges (R5.2), the dealer's exchange (R5.3),
     tricks (R7), points per category (R6.1; game may be null, R6.2), scores (R8)."""
-    assert record["format"] == "schmier-game-record" and record["version"] == 1
-    assert isinstance(record["seed"], int) and record["first_dealer"] in range(6)
+    assert record["format"] == "schmier-game-record" and record["version"] == 2
+    top = {"format", "version", "first_dealer", "arranged", "draw_limit", "deals", "result"}
+    assert set(record) == top | {"meta"}  # no seed, nothing that deals the cards
+    assert record["first_dealer"] in range(6)
     assert record["arranged"] is False and record["draw_limit"] == 200
     assert record["meta"] == {"players": ["a", "b", "c", "d", "e", "f"]}
     for k, deal in enumerate(record["deals"], start=1):
@@ -111,7 +114,7 @@ def test_record_json_round_trip_and_replay(record: dict[str, Any]) -> None:
         "[]",
         '{"format": "chess", "version": 1}',
         '{"version": 1}',
-        '{"format": "schmier-game-record", "version": 2}',
+        '{"format": "schmier-game-record", "version": 3}',
         '{"format": "schmier-game-record"}',
     ],
 )
@@ -124,7 +127,7 @@ def test_result_is_null_while_in_progress_and_replay_reaches_the_same_state() ->
     """A record of an unfinished game has result null and replays to the same position,
     including the cards already played to a trick in progress."""
     rng = random.Random(8)
-    game = Game(8)
+    game = Game(seed=8)
     steps = 0
     while not game.is_over and steps < 400:
         game.apply(eager_action(game, rng))
@@ -146,7 +149,7 @@ def test_result_is_null_while_in_progress_and_replay_reaches_the_same_state() ->
 
 def test_trick_in_progress_is_in_the_record_with_null_winner() -> None:
     rng = random.Random(2)
-    game = Game(2)
+    game = Game(seed=2)
     while not (game.phase is Phase.PLAY and len(game.current_trick[1]) == 3):
         game.apply(random_action(game, rng))
     last = to_record(game)["deals"][-1]["tricks"][-1]
@@ -206,7 +209,7 @@ TAMPERS: dict[str, Callable[[dict[str, Any]], None]] = {
     ),
     "hand": swap_dealt_cards,
     "stock": lambda r: r["deals"][0]["stock"].reverse(),
-    "seed": lambda r: r.__setitem__("seed", r["seed"] + 1),
+    "seed added": lambda r: r.__setitem__("seed", 4),
     "first dealer": lambda r: r.__setitem__("first_dealer", (r["first_dealer"] + 1) % 6),
     "discard": lambda r: played_deals(r)[0]["dealer_exchange"]["discarded"].pop(),
     "points": lambda r: played_deals(r)[0]["points"].__setitem__("game", None),
@@ -219,7 +222,10 @@ TAMPERS: dict[str, Callable[[dict[str, Any]], None]] = {
     "deal dropped": lambda r: r["deals"].pop(),
     "draw limit": lambda r: r.__setitem__("draw_limit", len(r["deals"]) - 1),
     "missing field": lambda r: played_deals(r)[0].pop("exchanges"),
-    "wrong type": lambda r: r.__setitem__("seed", "four"),
+    "wrong type": lambda r: r.__setitem__("first_dealer", "four"),
+    "cards dealt twice": lambda r: r["deals"][0]["stock"].__setitem__(
+        0, r["deals"][0]["hands"][0][0]
+    ),
 }
 
 
@@ -231,3 +237,43 @@ def test_tampered_record_fails_replay(record: dict[str, Any], name: str) -> None
     with pytest.raises(ReplayMismatchError):
         replay(tampered)
     replay(copy.deepcopy(record))  # the untouched record still replays
+
+
+# --- the deals: from the record, or proven to be the key's -------------------------------
+
+
+def test_R3_1a_replay_with_the_key_proves_the_deals_are_the_keys(record: dict[str, Any]) -> None:
+    """R1.3, R3.1a: given the game's key, replay deals from it: the record's cards and first
+    dealer must be the key's; with another key the same record is refused."""
+    game = replay(copy.deepcopy(record), GameKey.from_seed(4))
+    assert to_record(game, record["meta"]) == record
+    with pytest.raises(ReplayMismatchError):
+        replay(copy.deepcopy(record), GameKey.from_seed(5))
+
+
+def test_R3_1_replay_refuses_a_deal_that_is_not_53_cards() -> None:
+    """R3.1: without the key, the record's deals are checked to be a deal at all."""
+    rec = to_record(finished(6))
+    rec["deals"][0]["hands"][0][0] = rec["deals"][0]["hands"][1][0]
+    with pytest.raises(ReplayMismatchError, match=r"R3\.1: deal 1 is not the 53 cards"):
+        replay(rec)
+
+
+def test_version_1_record_with_its_seed_still_replays(record: dict[str, Any]) -> None:
+    """Records written before deals had keys (version 1) carried an integer seed; they
+    replay from their dealt cards, and a tampered one is still refused."""
+    old = dict(copy.deepcopy(record), version=1, seed=12345)
+    assert to_record(replay(old), record["meta"]) == record
+    assert loads(dumps(old)) == old
+    old["deals"][0]["bids"][0]["bid"] = 6 if old["deals"][0]["bids"][0]["bid"] != 6 else 0
+    with pytest.raises(ReplayMismatchError):
+        replay(old)
+
+
+def test_an_integer_is_not_a_key() -> None:
+    with pytest.raises(TypeError, match="Game\\(seed=N\\)"):
+        Game(7)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        GameKey(b"short")
+    secret = bytes(range(32))
+    assert repr(GameKey(secret)) == "GameKey(<secret>)"  # so no log or traceback shows it

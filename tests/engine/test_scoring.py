@@ -186,7 +186,7 @@ def test_R9_3_play_goes_on_and_the_rule_applies_again() -> None:
 
 def test_R9_1_scores_start_at_zero() -> None:
     """R9.1: scores start at 0."""
-    assert Game(3).scores == [0, 0, 0]
+    assert Game(seed=3).scores == [0, 0, 0]
 
 
 def play_out(game: Game) -> Game:
@@ -199,7 +199,7 @@ def play_out(game: Game) -> Game:
 def test_R9_4_everyone_passes_draw_after_200_deals() -> None:
     """R9.4, R4.5: a game in which everyone always passes ends as a draw after 200
     thrown-in deals (the default limit), scores untouched and the dealer never moving."""
-    game = play_out(Game(12))
+    game = play_out(Game(seed=12))
     assert game.outcome is not None and game.outcome.is_draw and game.outcome.winner is None
     assert game.outcome.deals == 200 == game.deal_number
     assert game.scores == [0, 0, 0]
@@ -212,7 +212,7 @@ def test_R9_4_everyone_passes_draw_after_200_deals() -> None:
 @pytest.mark.parametrize("limit", [1, 3, 7])
 def test_R9_4_draw_limit_is_a_setting(limit: int) -> None:
     """R9.4: the deal limit is a setting; thrown-in deals count."""
-    game = play_out(Game(12, draw_limit=limit))
+    game = play_out(Game(seed=12, draw_limit=limit))
     assert game.outcome is not None and game.outcome.is_draw
     assert game.deal_number == limit and game.decisions == 6 * limit
 
@@ -228,4 +228,4 @@ def test_R9_4_a_scored_deal_at_the_limit_ends_in_a_draw() -> None:
 
 def test_R9_4_limit_must_be_positive() -> None:
     with pytest.raises(ValueError, match=r"^R9\.4"):
-        Game(1, draw_limit=0)
+        Game(seed=1, draw_limit=0)

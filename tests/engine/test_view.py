@@ -62,7 +62,7 @@ def exchanged_sweep_in_play() -> Game:
 
 def test_R3_2_R10_at_the_deal_each_seat_sees_its_own_six_cards_only() -> None:
     """R3.2: a player sees only their own cards; R10: told their own six cards."""
-    game = Game(21)
+    game = Game(seed=21)
     for seat in range(6):
         v = view(game, seat)
         assert v.hand == game.hand(seat) and len(v.hand) == 6
@@ -156,4 +156,4 @@ def test_R10_view_during_play() -> None:
 
 def test_R10_view_rejects_unknown_seat() -> None:
     with pytest.raises(ValueError, match=r"^R1\.1"):
-        view(Game(1), 6)
+        view(Game(seed=1), 6)

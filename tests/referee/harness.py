@@ -166,7 +166,7 @@ def check_seat_decisions(run: MatchRun, seat: int) -> list[Faulted]:
     k = 0
     for report in run.reports:
         record = report.record
-        game = Game(int(record["seed"]), draw_limit=int(record["draw_limit"]))
+        game = Game(report.seed, draw_limit=int(record["draw_limit"]))
         for action in recorded_actions(record):
             if game.to_act == seat:
                 k += 1

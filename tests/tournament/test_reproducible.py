@@ -1,7 +1,9 @@
-"""The same run (same entrants, games and seed) gives the same games, however many tables play."""
+"""The same run (same entrants, games and seed or stored key) gives the same games, however
+many tables play it and however often it is resumed."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,6 @@ def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
             game = store.find_game(game_id)
             assert game is not None
             found[(game.match_key, game.game_index)] = {
-                "seed": game.seed,
                 "winner": game.winner,
                 "scores": game.scores,
                 "deals": game.deals,
@@ -62,7 +63,58 @@ def test_one_table_and_two_tables_play_identical_games(tmp_path: Path) -> None:
     assert len(one) == 12
     for key in sorted(one):
         a, b = one[key], two[key]
-        for field in ("seed", "winner", "scores", "deals", "points_won", "bids"):
+        for field in ("winner", "scores", "deals", "points_won", "bids"):
             assert a[field] == b[field], f"{key}: {field} {a[field]!r} != {b[field]!r}"
         difference = first_difference(a["record"], b["record"])
         assert difference is None, f"{key}: the records differ at {difference}"
+
+
+def _forget_games(db: Path, run_id: str, game_index: int) -> int:
+    """Delete game ``game_index`` of every match, as if the run had stopped before them."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM games WHERE run_id = ? AND game_index = ?", (run_id, game_index)
+                )
+            ]
+            for table, column in (
+                ("seat_stats", "game_id"),
+                ("faults", "game_id"),
+                ("games", "id"),
+            ):
+                conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
+    finally:
+        conn.close()
+    return len(ids)
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("seed", [None, 4242], ids=["secret", "seeded"])
+def test_a_resumed_run_plays_the_games_an_uninterrupted_one_played(
+    tmp_path: Path, seed: int | None
+) -> None:
+    """R3.1a: the games a resumed run plays are dealt from the key the run stored when it
+    began, so they are the same cards to the same seats (and, with these deterministic
+    bots, the same games) as the uninterrupted run played; with a secret key as well."""
+    config = RunConfig(
+        entrants=(sample("random"), sample("greedy")),
+        games=2,
+        seed=seed,
+        jobs=2,
+        db_path=tmp_path / "arena.db",
+    )
+    first = run_tournament(config, tmp_path / "logs")
+    uninterrupted = _results(config.db_path, first.run_id)
+    assert _forget_games(config.db_path, first.run_id, 1) == 6
+
+    again = run_tournament(config, tmp_path / "logs")
+    assert again.run_id == first.run_id, "the same command finds the same run"
+    assert (again.played, again.skipped) == (6, 6)
+    resumed = _results(config.db_path, again.run_id)
+    assert resumed.keys() == uninterrupted.keys()
+    for key in sorted(resumed):
+        difference = first_difference(uninterrupted[key]["record"], resumed[key]["record"])
+        assert difference is None, f"{key}: the replayed game differs at {difference}"

@@ -32,6 +32,7 @@ from arena.tournament.results import (
 )
 
 RUN = "run-1"
+KEY = bytes(range(32))  # a run's deal key (secret in real runs)
 
 
 def make_game(
@@ -56,7 +57,6 @@ def make_game(
     )
     return GameResult(
         game_index=index,
-        seed=1000 + index,
         winner=winner,
         scores=scores,
         deals=6,
@@ -101,7 +101,7 @@ def test_open_creates_parent_dirs_schema_and_wal(tmp_path: Path) -> None:
 def test_reopen_existing_store_keeps_data(tmp_path: Path) -> None:
     path = tmp_path / "results.db"
     with ResultsStore.open(path) as s:
-        s.start_run(RUN, 7, {"games": 2})
+        s.start_run(RUN, 7, {"games": 2}, KEY)
         ids = _three_entrants(s)
         s.ensure_match(RUN, "m0", ids)
         game_id = s.record_game(RUN, "m0", make_game(0))
@@ -164,7 +164,7 @@ def test_open_directory_is_refused(tmp_path: Path) -> None:
 
 
 def test_start_run_is_idempotent_and_finish_run(store: ResultsStore) -> None:
-    first = store.start_run(RUN, 42, {"games_per_match": 10})
+    first = store.start_run(RUN, 42, {"games_per_match": 10}, KEY)
     assert first.status == "running"
     assert first.settings == {"games_per_match": 10}
     store.finish_run(RUN, "interrupted")
@@ -173,13 +173,13 @@ def test_start_run_is_idempotent_and_finish_run(store: ResultsStore) -> None:
     assert interrupted.status == "interrupted"
     assert interrupted.finished_at is not None
 
-    resumed = store.start_run(RUN, 42, {"games_per_match": 10})
+    resumed = store.start_run(RUN, 42, {"games_per_match": 10}, KEY)
     assert resumed.created_at == first.created_at
     assert resumed.status == "running"
     assert resumed.finished_at is None
 
     store.finish_run(RUN, "finished")
-    store.start_run("run-2", 1, {})
+    store.start_run("run-2", 1, {}, KEY)
     assert [r.id for r in store.runs()] == [RUN, "run-2"]
     assert [r.status for r in store.runs()] == ["finished", "running"]
     assert store.latest_run_id() == "run-2"
@@ -188,6 +188,104 @@ def test_start_run_is_idempotent_and_finish_run(store: ResultsStore) -> None:
         store.finish_run("nope", "finished")
     with pytest.raises(ValueError):
         store.finish_run(RUN, "running")  # type: ignore[arg-type]
+
+
+def test_the_deal_key_is_stored_once_and_read_back_on_resume(store: ResultsStore) -> None:
+    """The run's first key is kept: a resumed run (even one asking with another key) deals
+    as before; a secret run stores no seed."""
+    store.start_run(RUN, None, {}, KEY)
+    resumed = store.start_run(RUN, None, {}, bytes(32))
+    assert store.deal_key(RUN) == KEY and resumed.seed is None
+    store.start_run("seeded", 7, {}, bytes(32))
+    seeded = store.run("seeded")
+    assert seeded is not None and seeded.seed == 7 and store.deal_key("seeded") == bytes(32)
+    assert KEY.hex() not in repr(store.runs())
+    with pytest.raises(KeyError):
+        store.deal_key("nope")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.start_run("weak", None, {}, bytes(8))  # below 128 bits: refused by the schema
+
+
+# The schema of version 1, as the arena before deal keys wrote it (games: one seed each).
+_SCHEMA_1 = (
+    """CREATE TABLE runs (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, finished_at TEXT,
+       seed INTEGER NOT NULL, settings TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN
+       ('running', 'finished', 'interrupted'))) STRICT""",
+    """CREATE TABLE entrants (id INTEGER PRIMARY KEY, name TEXT NOT NULL, version TEXT NOT
+       NULL, command TEXT NOT NULL, UNIQUE (name, version)) STRICT""",
+    """CREATE TABLE matches (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs (id),
+       match_key TEXT NOT NULL, entrant_team0 INTEGER NOT NULL REFERENCES entrants (id),
+       entrant_team1 INTEGER NOT NULL REFERENCES entrants (id), entrant_team2 INTEGER NOT NULL
+       REFERENCES entrants (id), started_at TEXT NOT NULL, finished_at TEXT,
+       UNIQUE (run_id, match_key)) STRICT""",
+    """CREATE TABLE games (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs (id),
+       match_id INTEGER NOT NULL REFERENCES matches (id), game_index INTEGER NOT NULL,
+       seed INTEGER NOT NULL, winner INTEGER CHECK (winner IS NULL OR winner BETWEEN 0 AND 2),
+       score_team0 INTEGER NOT NULL, score_team1 INTEGER NOT NULL, score_team2 INTEGER NOT
+       NULL, deals INTEGER NOT NULL, duration_s REAL NOT NULL, record BLOB NOT NULL,
+       finished_at TEXT NOT NULL, UNIQUE (match_id, game_index)) STRICT""",
+    "CREATE INDEX games_by_run ON games (run_id)",
+    """CREATE TABLE seat_stats (game_id INTEGER NOT NULL REFERENCES games (id), seat INTEGER
+       NOT NULL CHECK (seat BETWEEN 0 AND 5), team INTEGER NOT NULL CHECK (team = seat % 3),
+       entrant_id INTEGER NOT NULL REFERENCES entrants (id), decisions INTEGER NOT NULL,
+       decision_seconds_total REAL NOT NULL, decision_seconds_max REAL NOT NULL, bids_made
+       INTEGER NOT NULL, bids_won INTEGER NOT NULL, points_won INTEGER NOT NULL, faults
+       INTEGER NOT NULL, PRIMARY KEY (game_id, seat)) STRICT""",
+    """CREATE TABLE faults (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES games
+       (id), seat INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5), kind TEXT NOT NULL, reason
+       TEXT NOT NULL, detail TEXT NOT NULL) STRICT""",
+    "CREATE INDEX faults_by_game ON faults (game_id)",
+)
+
+
+def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path) -> None:
+    """A store written before deal keys: opened, it becomes version 2; its games, stats and
+    records are kept; its runs keep their seed and cannot be resumed (guessable deals)."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    for statement in _SCHEMA_1:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+    conn.execute("PRAGMA user_version=1")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("INSERT INTO runs VALUES ('old', '2026-01-01', NULL, 1, '{}', 'finished')")
+    conn.execute("INSERT INTO entrants VALUES (1, 'bot', '1', '[\"bot\"]')")
+    conn.execute("INSERT INTO matches VALUES (1, 'old', 'm0', 1, 1, 1, '2026-01-01', NULL)")
+    record = zlib.compress(json.dumps({"version": 1, "seed": 99}).encode())
+    conn.execute(
+        "INSERT INTO games VALUES (1, 'old', 1, 0, 99, 2, 1, 2, 21, 4, 1.5, ?, '2026-01-01')",
+        (record,),
+    )
+    conn.executemany(
+        "INSERT INTO seat_stats VALUES (1, ?, ?, 1, 3, 0.1, 0.05, 1, 0, ?, 0)",
+        [(seat, seat % 3, (1, 2, 21)[seat % 3]) for seat in range(6)],
+    )
+    conn.commit()
+    conn.close()
+
+    with ResultsStore.open(path) as s:
+        (run,) = s.runs()
+        assert (run.id, run.seed, run.status) == ("old", 1, "finished")
+        game = s.find_game(1)
+        assert game is not None and (game.winner, game.scores) == (2, (1, 2, 21))
+        assert s.game_record(1) == {"version": 1, "seed": 99}
+        assert len(s.entrant_game_rows("old")) == 3
+        with pytest.raises(ResultsStoreError, match="older arena whose deals could be guessed"):
+            s.deal_key("old")
+        # New runs go into the upgraded file as into a new one.
+        s.start_run(RUN, None, {}, KEY)
+        s.ensure_match(RUN, "m0", (1, 1, 1))
+        s.record_game(RUN, "m0", make_game(0))
+        assert s.deal_key(RUN) == KEY
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+        assert "seed" not in columns
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        conn.close()
 
 
 def test_upsert_entrant(store: ResultsStore) -> None:
@@ -203,7 +301,7 @@ def test_upsert_entrant(store: ResultsStore) -> None:
 
 
 def test_ensure_match(store: ResultsStore) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     ids = _three_entrants(store)
     match_id = store.ensure_match(RUN, "triple=0:seating=0", ids)
     assert store.ensure_match(RUN, "triple=0:seating=0", ids) == match_id
@@ -223,7 +321,7 @@ def test_ensure_match(store: ResultsStore) -> None:
 
 
 def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     ids = _three_entrants(store)
     store.ensure_match(RUN, "m0", ids)
     faults = (
@@ -237,7 +335,7 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
     stored = store.find_game(game_id)
     assert stored is not None
     assert (stored.run_id, stored.match_key, stored.game_index) == (RUN, "m0", 3)
-    assert (stored.seed, stored.winner, stored.scores) == (1003, 1, (3, 21, 9))
+    assert (stored.winner, stored.scores) == (1, (3, 21, 9))
     assert (stored.deals, stored.duration_s) == (6, 1.25)
     assert stored.entrant_ids == ids
     assert stored.seats == game.seats
@@ -250,7 +348,7 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
 
 
 def test_seat_rows_carry_team_and_entrant(store: ResultsStore, tmp_path: Path) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     ids = _three_entrants(store)
     store.ensure_match(RUN, "m0", ids)
     game_id = store.record_game(RUN, "m0", make_game(0))
@@ -266,7 +364,7 @@ def test_seat_rows_carry_team_and_entrant(store: ResultsStore, tmp_path: Path) -
 
 
 def test_record_is_stored_compressed(store: ResultsStore, tmp_path: Path) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     store.ensure_match(RUN, "m0", _three_entrants(store))
     record = {
         "seed": 5,
@@ -289,7 +387,7 @@ def test_record_is_stored_compressed(store: ResultsStore, tmp_path: Path) -> Non
 
 
 def test_duplicate_game_is_refused_and_changes_nothing(store: ResultsStore) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     ids = _three_entrants(store)
     store.ensure_match(RUN, "m0", ids)
     store.ensure_match(RUN, "m1", ids)
@@ -298,7 +396,7 @@ def test_duplicate_game_is_refused_and_changes_nothing(store: ResultsStore) -> N
         store.record_game(RUN, "m0", make_game(0, winner=2, faults=(FaultRow(0, "k", "r"),)))
     # Same index in another match, or in another run, is a different game.
     store.record_game(RUN, "m1", make_game(0))
-    store.start_run("run-2", 1, {})
+    store.start_run("run-2", 1, {}, KEY)
     store.ensure_match("run-2", "m0", ids)
     store.record_game("run-2", "m0", make_game(0))
 
@@ -310,13 +408,13 @@ def test_duplicate_game_is_refused_and_changes_nothing(store: ResultsStore) -> N
 
 
 def test_record_game_validation_writes_nothing(store: ResultsStore) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     store.ensure_match(RUN, "m0", _three_entrants(store))
     good = make_game(0)
     bad_games = [
         replace(good, seats=good.seats[:5]),
         replace(good, winner=3),
-        replace(good, seed=2**64),
+        replace(good, game_index=-1),
         replace(good, faults=(FaultRow(6, "k", "r"),)),
         replace(good, seats=(*good.seats[:5], SeatStats(seat=5, points_won=-1))),
         replace(good, record={"x": float("nan")}),
@@ -330,8 +428,8 @@ def test_record_game_validation_writes_nothing(store: ResultsStore) -> None:
 
 
 def test_completed_games(store: ResultsStore) -> None:
-    store.start_run(RUN, 1, {})
-    store.start_run("other", 1, {})
+    store.start_run(RUN, 1, {}, KEY)
+    store.start_run("other", 1, {}, KEY)
     ids = _three_entrants(store)
     for key in ("triple=0:seating=0", "triple=0:seating=1"):
         store.ensure_match(RUN, key, ids)
@@ -353,7 +451,7 @@ def test_completed_games(store: ResultsStore) -> None:
 
 
 def test_entrant_rows_and_standings_add_up_three_entrants(store: ResultsStore) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     a, b, c = _three_entrants(store)
     seatings = {"s0": (a, b, c), "s1": (b, c, a), "s2": (c, a, b)}
     for key, ids in seatings.items():
@@ -394,7 +492,7 @@ def test_entrant_rows_and_standings_add_up_three_entrants(store: ResultsStore) -
 
 
 def test_entrant_rows_two_entrants_one_holding_two_teams(store: ResultsStore) -> None:
-    store.start_run(RUN, 1, {})
+    store.start_run(RUN, 1, {}, KEY)
     a = store.upsert_entrant("alpha", "1", ["a"])
     b = store.upsert_entrant("beta", "1", ["b"])
     store.ensure_match(RUN, "aba", (a, b, a))
@@ -434,7 +532,7 @@ _CHILD = textwrap.dedent(
     from arena.tournament.results import GameResult, ResultsStore, SeatStats
 
     store = ResultsStore.open(Path(sys.argv[1]))
-    store.start_run("crash", 1, {})
+    store.start_run("crash", 1, {}, bytes(32))
     eid = store.upsert_entrant("bot", "1", ["bot"])
     store.ensure_match("crash", "m", (eid, eid, eid))
     # A record large enough that each commit spans several pages of the WAL.
@@ -443,7 +541,7 @@ _CHILD = textwrap.dedent(
     i = 0
     while True:
         game = GameResult(
-            game_index=i, seed=i, winner=i % 3, scores=(0, 1, 2), deals=1,
+            game_index=i, winner=i % 3, scores=(0, 1, 2), deals=1,
             duration_s=0.0, record=record, seats=seats,
         )
         store.record_game("crash", "m", game)

@@ -19,13 +19,11 @@ from arena.engine import replay
 from arena.tournament.report import build_report
 from arena.tournament.results import ResultsStore, StoredGame
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, run_tournament
-from arena.tournament.schedule import ScheduledMatch, game_seed, round_robin, schedule_size
+from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
 
 from .helpers import bot_processes_under, copy_bot, describe, sample, wait_for_no_bots
 
 pytestmark = pytest.mark.timeout(180)
-
-SEED = 20240611
 
 
 @dataclass
@@ -54,8 +52,9 @@ class FinishedRun:
 
 
 def _play(root: Path, entrants: tuple[Any, ...], games: int) -> FinishedRun:
+    # No seed: a secret run, as `arena run` plays by default.
     config = RunConfig(
-        entrants=entrants, games=games, seed=SEED, jobs=2, db_path=root / "results.db"
+        entrants=entrants, games=games, seed=None, jobs=2, db_path=root / "results.db"
     )
     seen: list[tuple[int, int, int]] = []
 
@@ -63,7 +62,7 @@ def _play(root: Path, entrants: tuple[Any, ...], games: int) -> FinishedRun:
         seen.append((progress.done, progress.total, progress.already_done))
 
     summary = run_tournament(config, root / "logs", on_progress)
-    schedule = round_robin(len(entrants), games, SEED)
+    schedule = round_robin(len(entrants), games)
     return FinishedRun(root, config, summary, seen, schedule)
 
 
@@ -87,7 +86,7 @@ def test_the_summary_counts_every_game_as_played(finished: FinishedRun) -> None:
 
 
 def test_every_scheduled_game_is_stored_exactly_once(finished: FinishedRun) -> None:
-    expected = {(m.key, i) for m in finished.schedule for i in range(len(m.seeds))}
+    expected = {(m.key, i) for m in finished.schedule for i in range(m.games)}
     with finished.store() as store:
         assert store.completed_games(finished.summary.run_id) == expected
         run = store.run(finished.summary.run_id)
@@ -126,10 +125,13 @@ def test_every_scheduled_game_is_stored_exactly_once(finished: FinishedRun) -> N
 
 
 def test_every_stored_record_replays_to_its_row(finished: FinishedRun) -> None:
-    seeds = {(m.key, i): seed for m in finished.schedule for i, seed in enumerate(m.seeds)}
+    """Each record replays, and replays with its game's key: its deals are the run key's."""
+    with finished.store() as store:
+        run_key = RunKey(store.deal_key(finished.summary.run_id))
     for game, record in finished.games():
         where = f"game {game.id} ({game.match_key} #{game.game_index})"
         replayed = replay(record)
+        assert replay(record, run_key.game(game.game_index)).outcome == replayed.outcome, where
         assert replayed.outcome is not None, where
         assert replayed.outcome.winner == game.winner, where
         assert tuple(replayed.outcome.scores) == game.scores, where
@@ -141,8 +143,7 @@ def test_every_stored_record_replays_to_its_row(finished: FinishedRun) -> None:
             "deals": game.deals,
         }, where
         assert len(record["deals"]) == game.deals, where
-        assert game.seed == record["seed"] == seeds[(game.match_key, game.game_index)], where
-        assert game.seed == game_seed(SEED, game.game_index), where
+        assert "seed" not in record, where
         assert record["meta"]["match_id"] == game.match_key, where
         assert record["meta"]["game_index"] == game.game_index, where
 
@@ -207,7 +208,6 @@ def test_duplicate_play_deals_game_k_alike_in_every_seating(finished: FinishedRu
         key0, first = games[0]
         for key, record in games[1:]:
             where = f"triple {triple} game {index}: {key0} vs {key}"
-            assert record["seed"] == first["seed"], where
             assert record["first_dealer"] == first["first_dealer"], where
             assert record["deals"][0]["dealer"] == first["deals"][0]["dealer"], where
             assert record["deals"][0]["hands"] == first["deals"][0]["hands"], where
@@ -217,7 +217,7 @@ def test_duplicate_play_deals_game_k_alike_in_every_seating(finished: FinishedRu
 def test_duplicate_play_deals_the_kth_deal_alike_whatever_happened_before(
     finished: FinishedRun,
 ) -> None:
-    """R3.1a: deal number k of a seed is the same cards whoever sits there and whatever
+    """R3.1a: deal number k of a game is the same cards whoever sits there and whatever
     was played in the deals before it; so it holds across every match of the run."""
     deals: dict[tuple[int, int], list[tuple[str, dict[str, Any]]]] = defaultdict(list)
     for game, record in finished.games():

@@ -1,7 +1,9 @@
-"""The round-robin schedule: triples, seatings, shared seeds (duplicate play), stable keys."""
+"""The round-robin schedule: triples, seatings, shared game keys (duplicate play), stable keys."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 from collections import Counter
 
@@ -9,9 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.engine import GameKey
 from arena.tournament.schedule import (
+    RunKey,
     ScheduleError,
-    game_seed,
     round_robin,
     schedule_size,
     seatings,
@@ -46,12 +49,12 @@ def test_fewer_than_two_entrants_is_a_schedule_error(count: int) -> None:
     with pytest.raises(ScheduleError):
         triples(count)
     with pytest.raises(ScheduleError):
-        round_robin(count, 2, 1)
+        round_robin(count, 2)
 
 
 def test_no_games_is_a_schedule_error() -> None:
     with pytest.raises(ScheduleError):
-        round_robin(3, 0, 1)
+        round_robin(3, 0)
 
 
 def test_three_different_entrants_have_six_seatings() -> None:
@@ -76,20 +79,16 @@ def test_a_triple_with_a_repeated_entrant_has_three_seatings(
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 5])
-def test_every_seating_of_a_triple_plays_the_same_seeds(count: int) -> None:
-    schedule = round_robin(count, 4, seed=17)
-    by_triple: dict[int, set[tuple[int, ...]]] = {}
-    for match in schedule:
-        by_triple.setdefault(match.triple, set()).add(match.seeds)
-    for triple, seed_sets in by_triple.items():
-        assert len(seed_sets) == 1, f"triple {triple} plays different seeds: {seed_sets}"
-    expected = tuple(game_seed(17, k) for k in range(4))
-    assert all(m.seeds == expected for m in schedule)
+def test_every_match_plays_the_same_games(count: int) -> None:
+    """Duplicate play (R3.1a): every seating plays games 0..n-1, and game k of a run is
+    dealt from ``RunKey.game(k)`` whichever seating plays it."""
+    schedule = round_robin(count, 4)
+    assert {m.games for m in schedule} == {4}
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
 def test_the_schedule_holds_every_seating_of_every_triple_once(count: int) -> None:
-    schedule = round_robin(count, 3, seed=2)
+    schedule = round_robin(count, 3)
     all_triples = triples(count)
     expected = [(t, s) for t, triple in enumerate(all_triples) for s in seatings(triple)]
     assert [(m.triple, m.entrants) for m in schedule] == expected
@@ -100,43 +99,55 @@ def test_the_schedule_holds_every_seating_of_every_triple_once(count: int) -> No
 
 
 def test_schedule_sizes_of_small_fields() -> None:
-    assert len(round_robin(2, 1, 1)) == 6  # two triples x three seatings
-    assert len(round_robin(3, 1, 1)) == 6  # one triple x six seatings
-    assert len(round_robin(4, 1, 1)) == 24  # four triples x six seatings
-    assert schedule_size(round_robin(4, 5, 1)) == 120
+    assert len(round_robin(2, 1)) == 6  # two triples x three seatings
+    assert len(round_robin(3, 1)) == 6  # one triple x six seatings
+    assert len(round_robin(4, 1)) == 24  # four triples x six seatings
+    assert schedule_size(round_robin(4, 5)) == 120
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 6])
 def test_match_keys_are_unique_and_stable_across_calls(count: int) -> None:
-    first = round_robin(count, 3, seed=9)
+    first = round_robin(count, 3)
     keys = [m.key for m in first]
     assert len(set(keys)) == len(keys)
-    again = round_robin(count, 3, seed=9)
+    again = round_robin(count, 3)
     assert [m.key for m in again] == keys
     assert again == first
 
 
-def test_game_seed_is_a_function_of_run_seed_and_game_index_only() -> None:
-    # The same game index has the same seed whatever the entrants and the number of games.
-    small = round_robin(2, 2, seed=5)
-    large = round_robin(6, 7, seed=5)
-    assert small[0].seeds == large[-1].seeds[:2]
-    assert game_seed(5, 3) == game_seed(5, 3)
-    assert large[0].seeds[3] == game_seed(5, 3)
-    # ... and changes with either of the two.
-    assert game_seed(5, 3) != game_seed(5, 4)
-    assert game_seed(5, 3) != game_seed(6, 3)
-    assert len({game_seed(5, k) for k in range(200)}) == 200
+def test_a_game_key_is_a_function_of_the_run_key_and_the_game_index_only() -> None:
+    """R3.1a: the same run key and index, the same game key (and deals); another run key
+    or another index, another game key."""
+    run = RunKey(bytes(range(32)))
+    assert run.game(3) == RunKey(bytes(range(32))).game(3)
+    assert run.game(3).deal(1) == RunKey(bytes(range(32))).game(3).deal(1)
+    assert run.game(3) != run.game(4)
+    assert run.game(3) != RunKey(bytes(range(1, 33))).game(3)
+    assert len({run.game(k) for k in range(200)}) == 200
 
 
-@given(
-    run_seed=st.integers(min_value=-(2**63), max_value=2**63 - 1),
-    index=st.integers(min_value=0, max_value=10_000),
-)
-def test_game_seed_is_deterministic_and_fits_a_signed_64_bit_integer(
-    run_seed: int, index: int
-) -> None:
-    seed = game_seed(run_seed, index)
-    assert seed == game_seed(run_seed, index)
-    # stored in an SQLite INTEGER column (signed 64 bits)
-    assert 0 <= seed < 2**63
+@given(seed=st.integers(min_value=-(2**63), max_value=2**63 - 1), index=st.integers(0, 10_000))
+def test_an_explicit_seed_reproduces_its_run_key(seed: int, index: int) -> None:
+    """--seed N: the same N, the same run key, so the same run replays exactly."""
+    assert RunKey.from_seed(seed).game(index) == RunKey.from_seed(seed).game(index)
+    assert RunKey.from_seed(seed) != RunKey.from_seed(seed + 1)
+
+
+def test_a_new_run_key_is_256_random_bits_and_never_printed() -> None:
+    keys = {RunKey.generate().secret for _ in range(100)}
+    assert len(keys) == 100 and all(len(k) == 32 for k in keys)
+    key = RunKey.generate()
+    assert repr(key) == "RunKey(<secret>)" and key.secret.hex() not in repr(key.game(0))
+    assert isinstance(key.game(0), GameKey)
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        RunKey(bytes(8))
+
+
+def test_the_key_derivations_are_the_documented_ones() -> None:
+    """docs/GAME_RECORD.md (Where the cards come from) spells these out; a stored run's
+    deals stay reproducible from its key only while they hold."""
+    secret = bytes(range(32))
+    message = b"schmier-arena/game:" + (3).to_bytes(8, "big")
+    assert RunKey(secret).game(3) == GameKey(hmac.new(secret, message, "sha256").digest())
+    seeded = hashlib.sha256(b"schmier-arena/run-seed:-12").digest()
+    assert RunKey.from_seed(-12) == RunKey(seeded)

@@ -1,0 +1,130 @@
+"""Secret deals: every card of a game follows from its 256-bit key by a keyed function.
+
+A game is dealt from a ``GameKey`` (R1.3, R3.1a). HMAC-SHA256 under the key serves as a
+deterministic random bit generator: counter-mode blocks, cut into 32-bit words, turned
+into unbiased draws by rejection sampling, which drive a Fisher–Yates shuffle. HMAC is
+a pseudorandom function, so without the key no number of observed hands (of this game,
+or of other games of the same run) helps to predict another card; with the key, deal k
+is always the same cards to the same seats, which duplicate play and replay rely on.
+
+The arena derives one key per game from its run's secret (``arena.tournament.schedule``).
+``GameKey.from_seed`` makes a key from a small integer, for tests, doctests and
+reproducible runs only: anyone who knows the seed can know every card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import struct
+from dataclasses import dataclass, field
+from typing import Final, Protocol
+
+from arena.engine.cards import DECK_SIZE
+
+KEY_BYTES: Final = 32
+MIN_KEY_BYTES: Final = 16  # 128 bits: below that a key could be searched for
+_SEATS: Final = 6  # R1.1 (game.py imports this module, so the constant is repeated)
+_HAND_SIZE: Final = 6  # R3.1
+_WORD: Final = 1 << 32
+_WORDS_PER_BLOCK: Final = 8  # one SHA-256 output
+# Domain labels: each is followed by fixed-width integers, and no label is a prefix of
+# another, so no two draws of one key ever hash the same message.
+_DEAL_LABEL: Final = b"schmier-arena/deal:"
+_DEALER_LABEL: Final = b"schmier-arena/first-dealer:"
+_SEED_LABEL: Final = b"schmier-arena/test-seed:"
+
+
+class DealSource(Protocol):
+    """Where a game's cards come from: a ``GameKey``, or the deals of a record (replay)."""
+
+    def first_dealer(self) -> int:
+        """R1.3: the dealer of deal 1."""
+        ...
+
+    def deal(self, number: int) -> tuple[list[int], list[int]]:
+        """R3.1, R3.1a: the six hands (as masks) and the stock (top first) of deal ``number``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class GameKey:
+    """The secret a game is dealt from; its repr never shows the secret.
+
+    >>> key = GameKey.from_seed(7)
+    >>> key.deal(3) == GameKey.from_seed(7).deal(3) != key.deal(4)
+    True
+    >>> key
+    GameKey(<secret>)
+    """
+
+    secret: bytes = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.secret, bytes) or len(self.secret) < MIN_KEY_BYTES:
+            raise ValueError(f"a game key is at least {MIN_KEY_BYTES} bytes of secret")
+
+    def __repr__(self) -> str:
+        return "GameKey(<secret>)"
+
+    @classmethod
+    def from_seed(cls, seed: int) -> GameKey:
+        """A key made from an integer: for tests, doctests and reproducible runs only.
+
+        Anyone who knows (or guesses) the seed can know every card of the game.
+        """
+        return cls(hashlib.sha256(_SEED_LABEL + str(int(seed)).encode()).digest())
+
+    def first_dealer(self) -> int:
+        """R1.3: the first dealer, drawn from the key."""
+        return _Draws(self.secret, _DEALER_LABEL).below(_SEATS)
+
+    def deal(self, number: int) -> tuple[list[int], list[int]]:
+        """R3.1, R3.1a: deal ``number`` (1, 2, …): the six hands as masks, the stock top first.
+
+        Depends on the key and the deal number only, and hands go to absolute seats (seat
+        s gets cards 6s‥6s+5 of the shuffled deck), so the same key gives the same cards
+        to the same seats whoever sits there: the basis of duplicate play.
+        """
+        if number < 1:
+            raise ValueError(f"R3.1a: deals are numbered from 1, not {number}")
+        draws = _Draws(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
+        deck = list(range(DECK_SIZE))
+        for i in range(DECK_SIZE - 1, 0, -1):  # Fisher–Yates
+            j = draws.below(i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+        hands = []
+        for seat in range(_SEATS):
+            mask = 0
+            for index in deck[_HAND_SIZE * seat : _HAND_SIZE * (seat + 1)]:
+                mask |= 1 << index
+            hands.append(mask)
+        return hands, deck[_HAND_SIZE * _SEATS :]
+
+
+class _Draws:
+    """Uniform integers from HMAC-SHA256(secret, label ‖ counter), counter 0, 1, 2 …"""
+
+    __slots__ = ("_counter", "_label", "_secret", "_words")
+
+    def __init__(self, secret: bytes, label: bytes) -> None:
+        self._secret = secret
+        self._label = label
+        self._counter = 0
+        self._words: list[int] = []
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n): words at or above the largest multiple of n that
+        fits in 32 bits are rejected, so that ``% n`` favours no value."""
+        limit = _WORD - _WORD % n
+        while True:
+            if not self._words:
+                block = hmac.digest(
+                    self._secret, self._label + self._counter.to_bytes(8, "big"), "sha256"
+                )
+                self._counter += 1
+                # Reversed so that pop() takes the words in order.
+                self._words = list(struct.unpack(f">{_WORDS_PER_BLOCK}I", block))[::-1]
+            word = self._words.pop()
+            if word < limit:
+                return word % n
