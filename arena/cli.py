@@ -73,6 +73,7 @@ def play(
     build: BuildOption = True,
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
+    reap_leftovers()
     from arena.play import play_one_game
     from arena.referee.match import ManualSeat
     from arena.referee.table import TableSettings
@@ -148,7 +149,13 @@ WorkdirOption = Annotated[
 
 DecisionOption = Annotated[int, typer.Option(help="Time per decision (ms).")]
 OverageOption = Annotated[int, typer.Option(help="Overage bank per game (ms).")]
-MemoryOption = Annotated[int, typer.Option(help="Address-space limit per bot process (MiB).")]
+MemoryOption = Annotated[
+    int,
+    typer.Option(
+        help="Memory limit per bot (all its processes), MiB: a memory cgroup where the "
+        "machine has one, else the address space of each process."
+    ),
+]
 CpuOption = Annotated[int, typer.Option(help="CPU-time limit per bot process (seconds).")]
 ProcessesOption = Annotated[int, typer.Option(help="Processes and threads per bot (cgroup).")]
 LogOption = Annotated[int, typer.Option(help="Log kept per seat (KiB).")]
@@ -179,6 +186,15 @@ def check_sandbox(sandbox: bool, workdir_mb: int = 64) -> bool:
         return True
     err_console.print(f"warning: {problem}: {TRUSTED_LINE}", highlight=False, markup=False)
     return False
+
+
+def reap_leftovers() -> None:
+    """Before launching bots: kill what an arena that died left running, and say so."""
+    from arena.bots.reaper import reap
+
+    line = reap()
+    if line is not None:  # on stderr, so that --json output stays clean
+        err_console.print(line, highlight=False, markup=False)
 
 
 def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> list[BotSpec]:
@@ -269,6 +285,7 @@ def run(
 
     Running the same command again resumes the run: only missing games are played.
     """
+    reap_leftovers()
     import os
 
     from arena.referee.table import TableSettings
@@ -409,6 +426,7 @@ def submit(
     workdir_mb: WorkdirOption = 64,
 ) -> None:
     """Build a bot, check it in a validation match against the sample bots, register it."""
+    reap_leftovers()
     from arena.bots import BotSpecError
     from arena.bots.manifest import check_name
     from arena.referee.table import TableSettings
@@ -512,6 +530,7 @@ def bench_referee_command(
     sandbox: SandboxOption = True,
 ) -> None:
     """One table, six real `random` bot processes over gRPC; in-process and ping-pong beside."""
+    reap_leftovers()
     from arena.bench.referee import bench_referee
 
     sandbox = check_sandbox(sandbox)
@@ -548,6 +567,7 @@ def bench_greedy_command(
     jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
 ) -> None:
     """How often `greedy` beats two `random` teams (par 33%), over gRPC with real processes."""
+    reap_leftovers()
     import os
 
     from arena.bench.greedy import bench_greedy
@@ -574,6 +594,7 @@ def bench_tournament_command(
     sandbox: SandboxOption = True,
 ) -> None:
     """A run of the Python sample bots; then the same run one table at a time."""
+    reap_leftovers()
     import os
 
     from arena.bench.tournament import bench_tournament
