@@ -34,6 +34,7 @@ import pytest
 from scipy.stats import binomtest
 from typer.testing import CliRunner, Result
 
+from arena.bots import load_bot
 from arena.cli import app
 from arena.engine import GameKey
 from arena.engine.cards import DECK_SIZE
@@ -345,3 +346,40 @@ def test_a_game_key_is_not_derived_from_anything_public() -> None:
         GameKey.from_seed(s) for s in range(200)
     }
     assert run_key.game(0) not in public
+
+
+def test_the_key_search_finds_a_key_written_in_any_form(tmp_path: Path) -> None:
+    """The search above has teeth: a key planted raw, in hex, in base64 or inside a
+    gzip file is found."""
+    secret = RunKey.generate().secret
+    plants = {
+        "raw.bin": b"x" + secret + b"y",
+        "hex.log": f"key={secret.hex()}\n".encode(),
+        "b64.json": b'{"k": "' + base64.b64encode(secret) + b'"}',
+        "rec.json.gz": gzip.compress(secret.hex().upper().encode()),
+    }
+    for name, data in plants.items():
+        root = tmp_path / name.replace(".", "_")
+        (root / "deep").mkdir(parents=True)
+        (root / "deep" / name).write_bytes(data)
+        with pytest.raises(AssertionError, match="holds key material"):
+            _assert_no_key_material([root], [secret], ())
+
+
+def test_arena_seed_is_keyed_by_the_game_key() -> None:
+    """ARENA_SEED (a bot's own randomness) is a keyed function of the match's first game
+    key: the same plan, the same seeds; another key, other seeds; nothing public (match
+    id, seat, plan seed) determines it."""
+    from arena.referee.match import MatchPlan, _seat_seed
+
+    spec = load_bot(Path(RANDOM))
+
+    def plan(key: GameKey) -> MatchPlan:
+        return MatchPlan("t0-s0-0-0-1", (spec, spec, spec), [key], Path("unused"))
+
+    run_key = RunKey.generate()
+    one = [_seat_seed(plan(run_key.game(0)), seat) for seat in range(6)]
+    assert one == [_seat_seed(plan(run_key.game(0)), seat) for seat in range(6)]
+    assert len(set(one)) == 6
+    other = [_seat_seed(plan(RunKey.generate().game(0)), seat) for seat in range(6)]
+    assert not set(one) & set(other)
