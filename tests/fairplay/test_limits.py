@@ -318,3 +318,86 @@ def test_ledger_spares_live_arenas_and_reused_pids() -> None:
         reused.unlink(missing_ok=True)
         os.killpg(leader.pid, signal.SIGKILL)
         leader.wait()
+
+
+# Where the machine offers no writable cgroup (here: hidden from the arena, as on a machine
+# without them), the ledger is what the next arena goes by.
+NO_CGROUP_ARENA = """
+import sys, time
+from pathlib import Path
+import arena.bots.cgroup
+arena.bots.cgroup.hierarchies = lambda: ()  # a machine without writable cgroups
+from arena.bots import Limits, load_bot, start_bot
+work = Path(sys.argv[2])
+bot = start_bot(load_bot(Path(sys.argv[1])), env={}, workdir=work, log_path=work / "log",
+                limits=Limits())
+print(bot.pid, flush=True)
+time.sleep(300)
+"""
+
+
+def forking_bot(tmp_path: Path) -> Path:
+    """A bot that leaves two children in its process group, then waits for them."""
+    bot = tmp_path / "forker"
+    bot.write_text("#!/bin/sh\nsleep 300 &\nsleep 300 &\nwait\n")
+    bot.chmod(0o755)
+    return bot
+
+
+def test_without_cgroups_the_ledger_lets_the_next_arena_reap(tmp_path: Path) -> None:
+    arena = subprocess.Popen(
+        [sys.executable, "-c", NO_CGROUP_ARENA, str(forking_bot(tmp_path)), str(tmp_path / "w")],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    children: list[int] = []
+    try:
+        assert arena.stdout is not None
+        bot = int(arena.stdout.readline())
+        listed = Path(f"/proc/{bot}/task/{bot}/children")
+        wait_for(lambda: len(listed.read_text().split()) == 2, 5, "the bot's children")
+        children = [int(p) for p in listed.read_text().split()]
+        directory = runtime_dir()
+        assert directory is not None
+        ledger = directory / f"arena-{arena.pid}-{start_time(arena.pid)}.pgids"
+        assert ledger.read_text() == f"{bot} {start_time(bot)}\n"
+        arena.kill()
+        arena.wait()
+        # The bot died with its arena; its children, in its process group, did not.
+        wait_for(lambda: not alive(bot), 5, "the bot to die with its arena")
+        assert all(alive(c) for c in children)
+        line = reap()
+        assert line is not None and REAPED.match(line), line
+        assert str(arena.pid) in REAPED.findall(line)[0][1].split(", ")
+        wait_for(lambda: not any(alive(c) for c in children), 2, "the children to die")
+        assert not ledger.exists()
+    finally:
+        arena.kill()
+        arena.wait()
+        for pid in children:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_without_cgroups_a_clean_stop_leaves_no_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.bots.cgroup
+
+    monkeypatch.setattr(arena.bots.cgroup, "hierarchies", lambda: ())
+    from arena.bots import start_bot
+
+    directory = runtime_dir()
+    assert directory is not None
+    ledger = directory / f"arena-{os.getpid()}-{start_time(os.getpid())}.pgids"
+    bot = start_bot(
+        load_bot(forking_bot(tmp_path)),
+        env={},
+        workdir=tmp_path / "w",
+        log_path=tmp_path / "log",
+        limits=Limits(),
+    )
+    assert bot.cgroup is None
+    assert f"{bot.pid} " in ledger.read_text()
+    bot.stop(grace=0.2)
+    assert not ledger.exists()
