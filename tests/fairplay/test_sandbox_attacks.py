@@ -25,7 +25,8 @@ from arena.cli import app
 from arena.play import PlayResult, play_one_game
 
 BOTS = Path(__file__).resolve().parent / "bots"
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_bots"
 ATTACKER_SEATS = (0, 3)
 SEED = 7
 ALLOWED_ENV = {
@@ -121,6 +122,7 @@ def test_other_seats_and_matches_files_are_invisible(tmp_path: Path) -> None:
         "other_match_log": str(other_match / "seat0.log"),
         "records": str(out / "games"),
         "arena_tmp": "/tmp",  # the referee's socket directory lives under the host's /tmp
+        "checkout": str(REPO),  # the arena's package is in it, so is arena-results/
     }
     attacker = copied("sb_files", tmp_path / "bots", {"targets.json": json.dumps(targets)})
     result = play_clean(attacker, out)
@@ -130,7 +132,10 @@ def test_other_seats_and_matches_files_are_invisible(tmp_path: Path) -> None:
         assert found["own_dir"] == [f"mine-{seat}"], found  # fresh, and not the partner's
         assert found["homes"] == [WORKDIR.name], found
         seen = found["targets"]
+        assert found["beside_socket"] == [found["socket_dir"]], found  # no other seat's
         assert seen.pop("arena_tmp").startswith("listed: "), found
+        checkout = seen.pop("checkout").removeprefix("listed: ").split(",")
+        assert not {"README.md", "sample_bots", "tests", "arena-results"} & set(checkout), found
         for name, what in seen.items():
             assert what.startswith("refused"), (name, found)
         for key in ("write_code", "write_root", "write_usr"):

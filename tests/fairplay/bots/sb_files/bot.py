@@ -37,6 +37,10 @@ def write(path: Path) -> str:
         return f"refused: {error.strerror}"
 
 
+def socket_dir() -> Path:
+    return Path(os.environ["ARENA_ADDRESS"].removeprefix("unix:")).parent
+
+
 Path(f"mine-{SEAT}").write_text("a seat's own file")
 
 
@@ -48,6 +52,9 @@ class Attacker(Bot):
             home=os.environ.get("HOME"),
             own_dir=sorted(p.name for p in Path.cwd().iterdir()),
             homes=sorted(p.name for p in Path("/home").iterdir()),
+            # Beside its seat's socket: the other seats' and tables' sockets, if visible.
+            beside_socket=sorted(p.name for p in socket_dir().parent.iterdir()),
+            socket_dir=socket_dir().name,
             targets={name: look(path) for name, path in targets.items()},
             write_code=write(HERE / "planted"),
             write_root=write(Path("/planted")),
