@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
@@ -77,7 +79,7 @@ class GameKey:
 
     def first_dealer(self) -> int:
         """R1.3: the first dealer, drawn from the key."""
-        return _Draws(self.secret, _DEALER_LABEL).below(_SEATS)
+        return _below(_words(self.secret, _DEALER_LABEL), _SEATS)
 
     def deal(self, number: int) -> tuple[list[int], list[int]]:
         """R3.1, R3.1a: deal ``number`` (1, 2, …): the six hands as masks, the stock top first.
@@ -88,10 +90,10 @@ class GameKey:
         """
         if number < 1:
             raise ValueError(f"R3.1a: deals are numbered from 1, not {number}")
-        draws = _Draws(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
+        words = _words(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
         deck = list(range(DECK_SIZE))
         for i in range(DECK_SIZE - 1, 0, -1):  # Fisher–Yates
-            j = draws.below(i + 1)
+            j = _below(words, i + 1)
             deck[i], deck[j] = deck[j], deck[i]
         hands = []
         for seat in range(_SEATS):
@@ -102,29 +104,18 @@ class GameKey:
         return hands, deck[_HAND_SIZE * _SEATS :]
 
 
-class _Draws:
-    """Uniform integers from HMAC-SHA256(secret, label ‖ counter), counter 0, 1, 2 …"""
+def _words(secret: bytes, label: bytes) -> Iterator[int]:
+    """The 32-bit big-endian words of HMAC-SHA256(secret, label ‖ counter), counter 0, 1 …"""
+    for counter in itertools.count():
+        block = hmac.digest(secret, label + counter.to_bytes(8, "big"), "sha256")
+        yield from struct.unpack(f">{_WORDS_PER_BLOCK}I", block)
 
-    __slots__ = ("_counter", "_label", "_secret", "_words")
 
-    def __init__(self, secret: bytes, label: bytes) -> None:
-        self._secret = secret
-        self._label = label
-        self._counter = 0
-        self._words: list[int] = []
-
-    def below(self, n: int) -> int:
-        """A uniform integer in [0, n): words at or above the largest multiple of n that
-        fits in 32 bits are rejected, so that ``% n`` favours no value."""
-        limit = _WORD - _WORD % n
-        while True:
-            if not self._words:
-                block = hmac.digest(
-                    self._secret, self._label + self._counter.to_bytes(8, "big"), "sha256"
-                )
-                self._counter += 1
-                # Reversed so that pop() takes the words in order.
-                self._words = list(struct.unpack(f">{_WORDS_PER_BLOCK}I", block))[::-1]
-            word = self._words.pop()
-            if word < limit:
-                return word % n
+def _below(words: Iterator[int], n: int) -> int:
+    """A uniform integer in [0, n): words at or above the largest multiple of n that fits
+    in 32 bits are skipped, so that ``% n`` favours no value."""
+    limit = _WORD - _WORD % n
+    for word in words:
+        if word < limit:
+            return word % n
+    raise AssertionError("the word stream is endless")
