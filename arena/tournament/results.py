@@ -784,8 +784,9 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
         # a killed process (kill -9, crash, OOM) loses nothing it had committed: the data is in
         # the OS page cache and the next open replays the WAL. Only an OS crash or power loss can
         # drop the last few commits (never corrupting the file); the resume logic then simply
-        # replays those games, whose seeds are deterministic. FULL would fsync on every commit
-        # to cover power loss as well, which we do not need.
+        # replays those games, dealt as before from the run's key (committed before any of its
+        # games, so never lost while they are kept). FULL would fsync on every commit to
+        # cover power loss as well, which we do not need.
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
