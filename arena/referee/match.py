@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import shutil
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import grpc
 
 from arena.bots import MANIFEST_NAME, BotProcess, BotSpec, Limits, start_bot
 from arena.bots.process import BotStartError
@@ -34,17 +37,30 @@ EXIT_GRACE_S = 2.0  # how long a bot may take to exit after MatchOver
 
 
 class Referee:
-    """The referee server; by default on a private unix socket (never reachable off-host)."""
+    """The referee's servers: by default one private unix socket per seat (never off-host).
+
+    ``register`` gives each seat its own server on its own socket, in its own directory
+    (mode 0700), accepting only that seat's token: one bot's HTTP/2 abuse stays on its
+    own connections, and a sandboxed bot, which sees only its seat's socket, cannot reach
+    another seat or table. ``withdraw`` closes it when the match ends. ``address`` is a shared socket that serves only tokens registered on
+    ``registry`` directly (tools, tests). With an explicit ``address`` (``HOST:PORT`` or
+    ``unix:PATH``) every seat joins there instead, on one server: for bots started by
+    hand, trusted as much as that address is reachable.
+    """
 
     def __init__(self, address: str | None = None, join_timeout: float = 10.0) -> None:
         self._requested = address
         self.join_timeout = join_timeout
         self.registry = TokenRegistry()
         self.address = ""
-        self._server: object | None = None
+        self._server: grpc.aio.Server | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._seats: dict[str, tuple[grpc.aio.Server, Path, asyncio.Task[None]]] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def start(self) -> str:
+        self._loop = asyncio.get_running_loop()
         address = self._requested
         if address is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="arena-")
@@ -54,9 +70,59 @@ class Referee:
         self._server = server
         return self.address
 
+    def register(self, link: SeatLink) -> None:
+        """Open ``link``'s seat for its bot and set ``link.address``; from any thread.
+
+        ``Match.launch`` runs in a launcher thread, but grpc.aio servers belong to the
+        event loop: there the seat's server is opened on the loop, and this waits for it.
+        """
+        if self._tmp is None:  # an explicit address: every seat on the one server
+            self.registry.register(link)
+            link.address = self.address
+            return
+        loop = self._loop
+        assert loop is not None, "Referee.start() first"
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self._open_seat(link)
+        else:
+            asyncio.run_coroutine_threadsafe(self._open_seat_started(link), loop).result(30)
+
+    def _open_seat(self, link: SeatLink) -> asyncio.Task[None]:
+        assert self._tmp is not None and self._loop is not None
+        directory = Path(tempfile.mkdtemp(prefix=f"seat{link.seat}-", dir=self._tmp.name))
+        registry = TokenRegistry()
+        registry.register(link)
+        server, link.address = create_server(
+            f"unix:{directory}/referee.sock", registry, self.join_timeout
+        )
+        # Listening already: a bot that dials before the server runs waits in the backlog.
+        started = self._loop.create_task(server.start())
+        self._seats[link.token] = (server, directory, started)
+        return started
+
+    async def _open_seat_started(self, link: SeatLink) -> None:
+        await self._open_seat(link)
+
+    def withdraw(self, link: SeatLink) -> None:
+        """The match is over: the seat's token is refused and its socket closed."""
+        self.registry.withdraw(link)
+        seat = self._seats.pop(link.token, None)
+        if seat is not None:
+            task = asyncio.ensure_future(_close_seat(*seat))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
     async def stop(self) -> None:
+        for seat in self._seats.values():
+            self._closing.add(asyncio.ensure_future(_close_seat(*seat)))
+        self._seats.clear()
+        await asyncio.gather(*self._closing, return_exceptions=True)
         if self._server is not None:
-            await self._server.stop(grace=1.0)  # type: ignore[attr-defined]
+            await self._server.stop(grace=1.0)
             self._server = None
         if self._tmp is not None:
             self._tmp.cleanup()
@@ -68,6 +134,15 @@ class Referee:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+
+async def _close_seat(
+    server: grpc.aio.Server, directory: Path, started: asyncio.Task[None]
+) -> None:
+    with contextlib.suppress(Exception):
+        await started
+    await server.stop(grace=0.5)  # by now the table has ended the seat's call
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 @dataclass
@@ -93,6 +168,8 @@ class MatchPlan:
 
 @dataclass
 class ManualSeat:
+    """A seat left open for a bot started by hand, which dials ``address`` (the seat's own)."""
+
     seat: int
     address: str
     token: str
@@ -124,14 +201,14 @@ class Match:
             manual = seat in plan.manual_seats
             timeout = MANUAL_JOIN_TIMEOUT_S if manual else plan.settings.join_timeout_s
             link = SeatLink(seat, new_token(), time.monotonic() + timeout)
-            self.referee.registry.register(link)
+            self.referee.register(link)
             self.links.append(link)
             if manual:
-                self.manual.append(ManualSeat(seat, self.referee.address, link.token))
+                self.manual.append(ManualSeat(seat, link.address, link.token))
                 continue
             spec = plan.entrants[seat % 3]
             env = {
-                "ARENA_ADDRESS": self.referee.address,
+                "ARENA_ADDRESS": link.address,
                 "ARENA_TOKEN": link.token,
                 "ARENA_SEAT": str(seat),
                 "ARENA_SEED": _seat_seed(plan, seat),
@@ -157,7 +234,7 @@ class Match:
 
     def _seat_socket(self, link: SeatLink) -> Path:
         """The referee socket of ``link``'s seat: the one path out of its sandbox."""
-        address = self.referee.address
+        address = link.address
         if not address.startswith("unix:"):
             raise SandboxUnavailableError("the sandbox needs the referee on a unix socket")
         return Path(address.removeprefix("unix:"))
@@ -219,7 +296,7 @@ class Match:
     async def shutdown(self) -> None:
         """Withdraw the tokens and end every process of the match (TERM, then KILL)."""
         for link in self.links:
-            self.referee.registry.withdraw(link)
+            self.referee.withdraw(link)
             link.finished.set()
         for watcher in self._watchers:
             watcher.cancel()

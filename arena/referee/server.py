@@ -1,9 +1,11 @@
-"""The gRPC side of the referee: the server, seat tokens, and each seat's stream.
+"""The gRPC side of the referee: the servers, seat tokens, and each seat's stream.
 
-One ``grpc.aio`` server serves every table of a process. A bot's stream is bound to its
-seat by a single-use token; from then on the table talks to the seat through its
-``SeatLink`` and never sees gRPC. Requests arrive as raw bytes and are parsed here, so
-that garbage from a bot is a recorded fault and not a dead stream.
+Each seat has its own ``grpc.aio`` server on its own unix socket, which accepts only that
+seat's token and one call per connection (``create_server``): whatever a bot does to its
+HTTP/2 connection stays on that connection and its seat. A bot's stream
+is bound to its seat by a single-use token; from then on the table talks to the seat
+through its ``SeatLink`` and never sees gRPC. Requests arrive as raw bytes and are parsed
+here, so that garbage from a bot is a recorded fault and not a dead stream.
 """
 
 from __future__ import annotations
@@ -26,8 +28,13 @@ from .protocol import PROTOCOL_VERSION
 
 SERVICE_NAME: Final = "arena.v1.Referee"
 MAX_MESSAGE_BYTES: Final = 64 * 1024  # far above any honest message (a join, an answer)
+MAX_METADATA_BYTES: Final = 8 * 1024  # a gRPC client sends about 300 bytes of headers
 INBOX_LIMIT: Final = 32  # unread messages kept per seat before the rest count as flood
 NAME_LIMIT: Final = 64
+# A join deadline counts only the time the referee could serve (SeatLink.joined_or_gone):
+# the loop is checked every tick, and lateness beyond the tolerance is not the bot's.
+JOIN_TICK_S: Final = 0.05
+LOOP_LAG_TOLERANCE_S: Final = 0.02
 
 
 class LinkClosedError(Exception):
@@ -80,6 +87,7 @@ class SeatLink:
     seat: int
     token: str
     join_deadline: float  # time.monotonic() after which the token is refused
+    address: str = ""  # where this seat's bot dials (ARENA_ADDRESS): its own socket
     joined: asyncio.Event = field(default_factory=asyncio.Event)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     gone: asyncio.Event = field(default_factory=asyncio.Event)  # closed, or process exited
@@ -91,7 +99,9 @@ class SeatLink:
     overflow: int = 0  # messages dropped because the inbox was full (flood)
     # Sees every message to and from this seat ("down" and "up"), for transcripts.
     tap: Callable[[str, pb.RefereeMessage | bytes], None] | None = None
+    expired: bool = False  # the join deadline passed while someone waited for the join
     _context: Any = None
+    _watchers: int = 0
 
     @property
     def connected(self) -> bool:
@@ -122,15 +132,41 @@ class SeatLink:
         return True
 
     async def joined_or_gone(self) -> None:
-        """Return when the seat has joined, has gone, or its join deadline has passed."""
+        """Return when the seat has joined, has gone, or its join deadline has passed.
+
+        The deadline counts only time in which the referee could serve: a join that
+        arrived in time but waited for a busy event loop (another seat's flood, a slow
+        machine) is not late, so each tick the loop comes back late moves the deadline
+        (and the token's, which is the same) by that lateness.
+        """
         joined = asyncio.ensure_future(self.joined.wait())
         gone = asyncio.ensure_future(self.gone.wait())
+        self._watchers += 1
         try:
-            timeout = max(0.0, self.join_deadline - time.monotonic())
-            await asyncio.wait([joined, gone], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            while not (joined.done() or gone.done()):
+                remaining = self.join_deadline - time.monotonic()
+                if remaining <= 0:
+                    self.expired = True
+                    break
+                tick = min(remaining, JOIN_TICK_S)
+                before = time.monotonic()
+                first = asyncio.FIRST_COMPLETED
+                await asyncio.wait([joined, gone], timeout=tick, return_when=first)
+                late = time.monotonic() - before - tick
+                if late > LOOP_LAG_TOLERANCE_S and not (joined.done() or gone.done()):
+                    self.join_deadline += late
         finally:
+            self._watchers -= 1
             joined.cancel()
             gone.cancel()
+
+    def too_late(self) -> bool:
+        """Whether a join now is past the deadline. While someone waits for the join
+        (``joined_or_gone``), it decides, since only it knows how late the loop has been:
+        a join that waited for the loop arrives before the clock says it is late."""
+        if self._watchers:
+            return self.expired
+        return self.expired or time.monotonic() > self.join_deadline
 
     def close(self) -> None:
         if not self.closed:
@@ -164,7 +200,7 @@ class TokenRegistry:
             if token in self._used:
                 return None, grpc.StatusCode.ALREADY_EXISTS, "this seat token was already used"
             return None, grpc.StatusCode.UNAUTHENTICATED, "unknown seat token"
-        if time.monotonic() > link.join_deadline:
+        if link.too_late():
             self.withdraw(link)
             return (
                 None,
@@ -255,12 +291,38 @@ def _identity(raw: bytes) -> bytes:
     return raw
 
 
+def server_options(join_timeout: float) -> list[tuple[str, int]]:
+    """Channel arguments for a referee server: what one seat's connection may use.
+
+    A seat needs one call, so a connection gets one stream: grpc core refuses any further
+    HEADERS (RST_STREAM) before they reach the referee, so a stream or rapid-reset flood
+    costs grpc core some parsing and the event loop nothing. A connection with no call,
+    or that has not finished its HTTP/2 handshake, is closed after ``join_timeout``.
+    """
+    timeout_ms = max(1, int(join_timeout * 1000))
+    return [
+        ("grpc.max_concurrent_streams", 1),
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", 4 * 1024 * 1024),
+        ("grpc.max_metadata_size", MAX_METADATA_BYTES),
+        ("grpc.http2.max_frame_size", 16 * 1024),  # the HTTP/2 minimum; no message needs more
+        ("grpc.http2.max_ping_strikes", 2),  # then GOAWAY: pings are not a bot's business
+        ("grpc.max_connection_idle_ms", timeout_ms),
+        ("grpc.server_handshake_timeout_ms", timeout_ms),
+        ("grpc.so_reuseport", 0),
+    ]
+
+
 def create_server(
-    address: str, registry: TokenRegistry, join_timeout: float = 10.0
+    address: str,
+    registry: TokenRegistry,
+    join_timeout: float = 10.0,
 ) -> tuple[grpc.aio.Server, str]:
     """A referee server bound to ``address`` (``unix:PATH`` or ``HOST:PORT``; port 0 picks one).
 
-    Returns the server (not started) and the address bots should dial.
+    Returns the server (not started, but already listening: a bot that dials before it
+    starts waits in the socket's backlog) and the address bots should dial. Only tokens
+    of ``registry`` can join through it.
     """
     service = RefereeService(registry, join_timeout)
     handler = grpc.stream_stream_rpc_method_handler(
@@ -268,13 +330,7 @@ def create_server(
         request_deserializer=_identity,
         response_serializer=pb.RefereeMessage.SerializeToString,
     )
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.max_send_message_length", 4 * 1024 * 1024),
-            ("grpc.so_reuseport", 0),
-        ]
-    )
+    server = grpc.aio.server(options=server_options(join_timeout))
     server.add_generic_rpc_handlers(
         [grpc.method_handlers_generic_handler(SERVICE_NAME, {"Play": handler})]
     )

@@ -127,12 +127,13 @@ def processes_of(bot_dir: Path, address: str) -> list[int]:
 
     A process belongs to the bot if its command line names the bot's directory or its
     environment holds ``ARENA_BOT_DIR`` (which every child inherits, ``sleep`` included);
-    the referee's address (in ``ARENA_ADDRESS``) tells this test's bots from any other
-    session's. Zombies are left out: they run nothing.
+    the referee's address (in ``ARENA_ADDRESS``: each seat's socket lies in the directory
+    of the referee's own) tells this test's bots from any other session's. Zombies are
+    left out: they run nothing.
     """
     directory = str(bot_dir).encode()
     mark = b"ARENA_BOT_DIR=" + directory + b"\0"
-    ours = b"ARENA_ADDRESS=" + address.encode() + b"\0"
+    ours = b"ARENA_ADDRESS=" + address.rsplit("/", 1)[0].encode() + b"/"
     found = []
     for pid in live_pids():
         try:

@@ -205,10 +205,11 @@ async def open_stream(channel: grpc.aio.Channel, first: bytes | None) -> grpc.ai
 
 
 async def refusal(address: str, first: bytes, wait: float = 5.0) -> tuple[grpc.StatusCode, str]:
-    """Open a stream, send ``first``, and return the status the referee ends it with."""
+    """Open a stream, send ``first``, and return the status the referee ends it with
+    (or the transport's, when the connection itself is refused)."""
     async with grpc.aio.insecure_channel(address) as channel:
-        call = await open_stream(channel, first)
         try:
+            call = await open_stream(channel, first)
             message = await asyncio.wait_for(call.read(), wait)
         except grpc.aio.AioRpcError as error:
             return error.code(), error.details() or ""

@@ -273,7 +273,8 @@ def test_join_refusals(tmp_path: Path) -> None:
             await asyncio.sleep(0.01)
         seen["second stream"] = await refusal(address, join_message(token))
         assert await playing == "finished"
-        seen["reused"] = await refusal(address, join_message(token))
+        # A used token on its socket after the seat's stream ended: tests/fairplay (here
+        # the match is over, and a seat's socket closes with its match).
         return seen
 
     run = run_match(
@@ -292,7 +293,6 @@ def test_join_refusals(tmp_path: Path) -> None:
         "garbage": grpc.StatusCode.INVALID_ARGUMENT,
         "answer first": grpc.StatusCode.INVALID_ARGUMENT,
         "second stream": grpc.StatusCode.ALREADY_EXISTS,
-        "reused": grpc.StatusCode.ALREADY_EXISTS,
     }
     assert seen["wrong token"][1] == "unknown seat token"
     assert seen["version 2"][1] == "protocol version 2 is not supported; use 1"
