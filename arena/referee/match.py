@@ -33,7 +33,12 @@ from .server import SeatLink, TokenRegistry, create_server, new_token
 from .table import GameSeed, OnGame, Table, TableSettings, game_key
 
 MANUAL_JOIN_TIMEOUT_S = 600.0
+SEAT_LINGER_S = 1.0  # a seat's socket outlives its match by this much (Referee.withdraw)
 EXIT_GRACE_S = 2.0  # how long a bot may take to exit after MatchOver
+
+
+# A seat's own server: the server, its private directory, the task that starts it.
+_SeatServer = tuple[grpc.aio.Server, Path, "asyncio.Task[None]"]
 
 
 class Referee:
@@ -42,10 +47,11 @@ class Referee:
     ``register`` gives each seat its own server on its own socket, in its own directory
     (mode 0700), accepting only that seat's token: one bot's HTTP/2 abuse stays on its
     own connections, and a sandboxed bot, which sees only its seat's socket, cannot reach
-    another seat or table. ``withdraw`` closes it when the match ends. ``address`` is a shared socket that serves only tokens registered on
-    ``registry`` directly (tools, tests). With an explicit ``address`` (``HOST:PORT`` or
-    ``unix:PATH``) every seat joins there instead, on one server: for bots started by
-    hand, trusted as much as that address is reachable.
+    another seat or table. ``withdraw`` closes it when the match ends. ``address`` is a
+    shared socket that serves only tokens registered on ``registry`` directly (tools,
+    tests). With an explicit ``address`` (``HOST:PORT`` or ``unix:PATH``) every seat
+    joins there instead, on one server: for bots started by hand, trusted as much as that
+    address is reachable.
     """
 
     def __init__(self, address: str | None = None, join_timeout: float = 10.0) -> None:
@@ -56,8 +62,8 @@ class Referee:
         self._server: grpc.aio.Server | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._seats: dict[str, tuple[grpc.aio.Server, Path, asyncio.Task[None]]] = {}
-        self._closing: set[asyncio.Task[None]] = set()
+        self._seats: dict[str, _SeatServer] = {}
+        self._closing: dict[asyncio.Task[None], _SeatServer] = {}
 
     async def start(self) -> str:
         self._loop = asyncio.get_running_loop()
@@ -108,19 +114,23 @@ class Referee:
         await self._open_seat(link)
 
     def withdraw(self, link: SeatLink) -> None:
-        """The match is over: the seat's token is refused and its socket closed."""
+        """The match is over: the seat's token is refused and, soon after, its socket closed."""
         self.registry.withdraw(link)
+        link.expired = True  # and on the seat's own socket, while it lingers
         seat = self._seats.pop(link.token, None)
         if seat is not None:
-            task = asyncio.ensure_future(_close_seat(*seat))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+            task = asyncio.ensure_future(_close_seat(*seat, linger=SEAT_LINGER_S))
+            self._closing[task] = seat
+            task.add_done_callback(self._closing.pop)
 
     async def stop(self) -> None:
-        for seat in self._seats.values():
-            self._closing.add(asyncio.ensure_future(_close_seat(*seat)))
+        closing = list(self._closing.items())
+        for task, _ in closing:
+            task.cancel()
+        await asyncio.gather(*(task for task, _ in closing), return_exceptions=True)
+        seats = [*self._seats.values(), *(seat for _, seat in closing)]
         self._seats.clear()
-        await asyncio.gather(*self._closing, return_exceptions=True)
+        await asyncio.gather(*(_close_seat(*seat) for seat in seats), return_exceptions=True)
         if self._server is not None:
             await self._server.stop(grace=1.0)
             self._server = None
@@ -137,10 +147,13 @@ class Referee:
 
 
 async def _close_seat(
-    server: grpc.aio.Server, directory: Path, started: asyncio.Task[None]
+    server: grpc.aio.Server, directory: Path, started: asyncio.Task[None], linger: float = 0.0
 ) -> None:
     with contextlib.suppress(Exception):
         await started
+    # A moment for the bot to read what is still on its way (MatchOver, or the status of
+    # its own oversized message) before the socket goes; nothing can join meanwhile.
+    await asyncio.sleep(linger)
     await server.stop(grace=0.5)  # by now the table has ended the seat's call
     shutil.rmtree(directory, ignore_errors=True)
 

@@ -174,9 +174,10 @@ def stolen_token(s: Scenario) -> None:
     no_faults(s)
     for seat in ZOO_SEATS:
         tried = {n["join"]: n["status"] for n in notes(s.zoo, seat) if "join" in n}
+        # The bot's socket is its seat's: any other token is unknown there.
         assert tried == {
-            "this match, seat 1": "ALREADY_EXISTS",
-            "the other match, seat 0": "ALREADY_EXISTS",
+            "this match, seat 1": "UNAUTHENTICATED",
+            "the other match, seat 0": "UNAUTHENTICATED",
             "junk": "UNAUTHENTICATED",
         }
 
@@ -185,7 +186,10 @@ def token_reuse(s: Scenario) -> None:
     no_faults(s)
     for seat in ZOO_SEATS:
         tried = {n["reuse"]: n["status"] for n in notes(s.zoo, seat) if "reuse" in n}
-        assert tried == {"during": "ALREADY_EXISTS", "after": "ALREADY_EXISTS"}
+        assert tried["during"] == "ALREADY_EXISTS"
+        # After the match its seat's socket closes: refused, or no longer there.
+        assert tried["after"] in ("ALREADY_EXISTS", "UNAVAILABLE"), tried
+        assert set(tried) == {"during", "after"}
 
 
 def double_join(s: Scenario) -> None:
@@ -202,7 +206,9 @@ def many_streams(s: Scenario) -> None:
         (junk,) = [n["junk"] for n in seen if "junk" in n]
         assert junk == ["UNAUTHENTICATED"] * 50
         silent = [n["silent"] for n in seen if "silent" in n]
-        assert silent == ["DEADLINE_EXCEEDED"] * 10
+        # Refused at the join timeout, or ended with the match if that came first (a
+        # seat's socket closes with its match).
+        assert len(silent) == 10 and set(silent) <= {"DEADLINE_EXCEEDED", "UNAVAILABLE"}
 
 
 def output_flood(s: Scenario) -> None:

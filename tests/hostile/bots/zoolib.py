@@ -84,9 +84,15 @@ def join_bytes(token: str) -> bytes:
     return pb.BotMessage(join=join).SerializeToString()
 
 
+# A connection of its own for each try, as another process would have: a seat's
+# connection carries one stream, and grpc shares one connection between a process's
+# channels to the same address.
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+
+
 async def try_join(address: str, token: str, wait: float = 10.0) -> str:
     """Join with ``token`` on a new stream: the referee's status, or ACCEPTED if it took it."""
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(address, options=OWN_CONNECTION) as channel:
         call = channel.stream_stream(
             PLAY, request_serializer=_identity, response_deserializer=_identity
         )()
@@ -104,7 +110,7 @@ async def try_join(address: str, token: str, wait: float = 10.0) -> str:
 
 async def silent_stream(address: str, wait: float = 30.0) -> str:
     """Open a stream and send nothing: the status the referee ends it with."""
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(address, options=OWN_CONNECTION) as channel:
         call = channel.stream_stream(
             PLAY, request_serializer=_identity, response_deserializer=_identity
         )()
