@@ -96,6 +96,7 @@ def play(
                 f"seat {seat.seat} is open: start your bot with "
                 f"ARENA_ADDRESS={seat.address} ARENA_TOKEN={seat.token}",
                 highlight=False,
+                markup=False,
             )
 
     settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
@@ -124,8 +125,8 @@ def play(
     console.print("result: " + ("draw" if report.winner is None else f"team {report.winner} wins"))
     for fault in report.faults:
         console.print(literal(f"fault: seat {fault.seat} {fault.kind.value}: {fault.reason}"))
-    console.print(f"record: {result.record_path}", highlight=False)
-    console.print(f"seat logs: {result.log_dir}", highlight=False)
+    console.print(f"record: {result.record_path}", highlight=False, markup=False)
+    console.print(f"seat logs: {result.log_dir}", highlight=False, markup=False)
 
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -348,6 +349,7 @@ def run(
             f"run {summary.run_id}: {summary.played} games played, "
             f"{summary.skipped} already stored; results in {db}",
             highlight=False,
+            markup=False,
         )
     show_report(db, summary.run_id, as_json)
 
@@ -484,9 +486,13 @@ def bots(
         print(json.dumps(entries_json(entries), indent=2))
         return
     if not entries:
-        console.print(f"no registered bots in {registry} (add one with `arena submit PATH`)")
+        console.print(
+            f"no registered bots in {registry} (add one with `arena submit PATH`)",
+            highlight=False,
+            markup=False,
+        )
         return
-    table = RichTable(title=f"Registered bots ({registry})")
+    table = RichTable(title=literal(f"Registered bots ({registry})"))
     for column in ("name", "version", "registered", "path"):
         table.add_column(column)
     for entry in entries:
