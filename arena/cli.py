@@ -623,7 +623,10 @@ def bench_tournament_command(
         f"one table alone: {f.single_games_per_second:.2f} games/s",
         f"CPU kept busy: {f.cores_busy:.2f} cores with {f.jobs} tables, "
         f"{f.single_cores_busy:.2f} with one table, of {f.cores}; so {f.jobs} tables "
-        f"can reach at most {f.scaling_ceiling:.2f} of one table × {f.jobs}",
+        f"can reach at most {f.scaling_ceiling:.2f} of one table × {f.jobs}"
+        if f.cpu_counted
+        else "CPU kept busy: unknown (sandboxed bots' CPU is counted only in cgroups, "
+        "which this machine does not let the arena make; --no-sandbox counts it)",
         f"scaling: {f.scaling:.2f} of one table × {f.jobs}",
     ]
     for line in lines:

@@ -30,6 +30,7 @@ class MeasuredRun:
     summary: RunSummary
     referee_cpu_seconds: float  # this process: referee, tables, launcher, results
     bots_cpu_seconds: float  # every bot process of the run, start-up included
+    bots_cpu_counted: bool = True  # False: sandboxed bots without cgroups, CPU unknown
 
     @property
     def cores_busy(self) -> float:
@@ -110,6 +111,11 @@ class TournamentFigures:
         return median_of(self.rounds, lambda r: r.scaling)
 
     @property
+    def cpu_counted(self) -> bool:
+        """Whether every bot's CPU was counted (see ``MeasuredRun.bots_cpu_counted``)."""
+        return all(r.run.bots_cpu_counted and r.single_run.bots_cpu_counted for r in self.rounds)
+
+    @property
     def cores_busy(self) -> float:
         return median_of(self.rounds, lambda r: r.run.cores_busy)
 
@@ -131,11 +137,16 @@ def _run(games: int, jobs: int, seed: int, root: Path, sandbox: bool) -> Measure
     summary = run_tournament(config, root / "logs")
     summary.wall_seconds = time.perf_counter() - started
     own_after, bots_after = _cpu_seconds()
-    return MeasuredRun(summary, own_after - own, bots_after - bots)
+    # The bots' cgroups count their CPU wherever they exist; the kernel's per-child
+    # accounting loses what runs in the sandbox's PID namespace.
+    counted = summary.bots_cpu_seconds
+    bots_cpu = bots_after - bots if counted is None else counted
+    return MeasuredRun(summary, own_after - own, bots_cpu, counted is not None or not sandbox)
 
 
 def _cpu_seconds() -> tuple[float, float]:
-    """CPU seconds of this process and of its ended children (every bot is waited for)."""
+    """CPU seconds of this process and of its ended children (unsandboxed bots only: a
+    bot in a PID namespace is not waited for by the arena, and its CPU is not counted)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime

@@ -1,4 +1,4 @@
-"""Per-bot cgroups (pids and memory), where the machine lets the arena make them.
+"""Per-bot cgroups (pids, memory, CPU accounting), where the machine lets the arena make them.
 
 A bot gets one group in each controller the arena uses: on cgroup v1 a group under
 ``/sys/fs/cgroup/pids`` and one under ``/sys/fs/cgroup/memory``, on v2 (unified) one group
@@ -10,6 +10,8 @@ starts is counted and found:
 * ``memory.limit_in_bytes`` (v1, with ``memory.memsw.limit_in_bytes`` at the same value
   so that swap is no way round it) or ``memory.max`` with ``memory.swap.max`` = 0 (v2)
   limits the memory of all the bot's processes together;
+* ``cpuacct.usage`` (v1) or ``cpu.stat`` (v2) counts the CPU of all its processes, also
+  inside the sandbox's PID namespace, where the kernel's per-child accounting loses it;
 * ``cgroup.procs`` lists even a process that left the process group with setsid, so that
   none outlives the match.
 
@@ -32,11 +34,15 @@ from pathlib import Path
 
 ARENA_GROUP = "schmier-arena"
 _ROOT = Path("/sys/fs/cgroup")
-_CONTROLLERS = ("pids", "memory")
+# cpuacct (v1) limits nothing: it counts the CPU of all a bot's processes, which the
+# kernel's own accounting (RUSAGE_CHILDREN) loses for bots in a PID namespace (the
+# sandbox). On v2 every group counts its CPU in cpu.stat without a controller.
+_CONTROLLERS = ("pids", "memory", "cpuacct")
 # A file that exists in a child group only where the controller is really enabled there.
 _PROBE_FILE = {
     (1, "pids"): "pids.max",
     (1, "memory"): "memory.limit_in_bytes",
+    (1, "cpuacct"): "cpuacct.usage",
     (2, "pids"): "pids.max",
     (2, "memory"): "memory.max",
 }
@@ -153,8 +159,15 @@ def kill_groups(groups: list[Path], timeout: float = 2.0) -> tuple[set[int], lis
 class BotCgroup:
     """One bot's groups (one per hierarchy): created before launch, joined by the child."""
 
-    def __init__(self, paths: tuple[Path, ...], memory: Path | None, memory_version: int) -> None:
+    def __init__(
+        self,
+        paths: tuple[Path, ...],
+        memory: Path | None,
+        memory_version: int,
+        cpu_usage: Path | None = None,
+    ) -> None:
         self.paths = paths
+        self._cpu_usage = cpu_usage  # cpuacct.usage (v1, ns) or cpu.stat (v2, usage_usec)
         self.path = paths[0]
         self.procs_files = tuple(str(p / "cgroup.procs") for p in paths)
         self.procs_file = self.procs_files[0]
@@ -177,6 +190,7 @@ class BotCgroup:
         paths: list[Path] = []
         memory: Path | None = None
         memory_version = 0
+        cpu_usage: Path | None = None
         for hierarchy in hierarchies():
             path = hierarchy.base / name
             try:
@@ -184,6 +198,10 @@ class BotCgroup:
             except OSError:
                 continue
             paths.append(path)
+            if hierarchy.version == 2:
+                cpu_usage = path / "cpu.stat"
+            elif "cpuacct" in hierarchy.controllers:
+                cpu_usage = path / "cpuacct.usage"
             try:
                 if "pids" in hierarchy.controllers and max_processes is not None:
                     (path / "pids.max").write_text(str(max_processes))
@@ -198,7 +216,7 @@ class BotCgroup:
                 return None
         if not paths:
             return None
-        return cls(tuple(paths), memory, memory_version)
+        return cls(tuple(paths), memory, memory_version, cpu_usage)
 
     def pids(self) -> list[int]:
         found: set[int] = set()
@@ -216,6 +234,19 @@ class BotCgroup:
             return int((self._memory / name).read_text())
         except (OSError, ValueError):
             return None  # memory.peak needs Linux 5.19
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of all the bot's processes together, where a group counts it."""
+        if self._cpu_usage is None:
+            return None
+        try:
+            text = self._cpu_usage.read_text()
+            if self._cpu_usage.name == "cpuacct.usage":
+                return int(text) / 1e9
+            counts = dict(line.split()[:2] for line in text.splitlines() if line.strip())
+            return int(counts["usage_usec"]) / 1e6
+        except (OSError, ValueError, KeyError):
+            return None
 
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for going over the memory limit."""

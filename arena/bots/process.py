@@ -203,6 +203,7 @@ class BotProcess:
         # Read from the cgroup as the bot is stopped, before the group goes.
         self.memory_peak_bytes: int | None = None  # all its processes together
         self.oom_kills = 0  # its processes the kernel killed for going over memory_bytes
+        self.cpu_seconds: float | None = None  # all its processes, where a group counts it
         self._popen = popen
         self._reader = reader
         self._stop_lock = threading.Lock()
@@ -262,6 +263,7 @@ class BotProcess:
                 self.cgroup.kill_all()
                 self.memory_peak_bytes = self.cgroup.memory_peak()
                 self.oom_kills = self.cgroup.oom_kills()
+                self.cpu_seconds = self.cgroup.cpu_seconds()
             self._popen.wait()
             # EOF on the log pipe arrives once every group member has died.
             self._reader.join(timeout=_READER_JOIN_TIMEOUT)

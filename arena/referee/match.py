@@ -201,6 +201,9 @@ class Match:
         self._watchers: list[asyncio.Task[None]] = []
         self.table: Table | None = None
         self.lingering: list[int] = []  # seats whose process had to be stopped by signal
+        # CPU of every bot process of the match (their cgroups count it), once it is over;
+        # None where some bot ran without a group that counts it.
+        self.bots_cpu_seconds: float | None = None
 
     def launch(self) -> None:
         """Register six tokens and start six bot processes (not the manual seats)."""
@@ -321,6 +324,10 @@ class Match:
         if not self.lingering:
             self.lingering = [s for s, p in enumerate(self.processes) if p and p.poll() is None]
         await asyncio.gather(*(asyncio.to_thread(p.stop, 1.0) for p in running))
+        counted = [p.cpu_seconds for p in running]
+        self.bots_cpu_seconds = (
+            None if any(c is None for c in counted) else sum(c or 0.0 for c in counted)
+        )
 
 
 async def _watch(process: BotProcess, link: SeatLink) -> None:

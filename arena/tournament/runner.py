@@ -110,6 +110,8 @@ class RunSummary:
     join_wait_seconds: float  # table slots waiting for bots to be launched and to join
     launch_seconds: float  # spent in starting processes
     interrupted: bool = False
+    # CPU of all the run's bot processes, where their cgroups count it (else None).
+    bots_cpu_seconds: float | None = 0.0
 
 
 OnProgress = Callable[[RunProgress], None]
@@ -248,6 +250,11 @@ class TournamentRunner:
                 store_game = functools.partial(self._store_game, scheduled, summary)
                 table = await match.play(on_game=store_game, skip=skip)
                 summary.join_wait_seconds += table.join_wait_seconds
+                if summary.bots_cpu_seconds is not None:
+                    cpu = match.bots_cpu_seconds
+                    summary.bots_cpu_seconds = (
+                        None if cpu is None else summary.bots_cpu_seconds + cpu
+                    )
                 self.store.finish_match(self.config.run_id, scheduled.key)
 
         tasks = [asyncio.ensure_future(launcher())]

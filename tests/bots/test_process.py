@@ -417,3 +417,42 @@ def test_process_limit_counts_only_the_bot(tmp_path: Path) -> None:
     process.stop(grace=0.2)
     made = int((tmp_path / "log").read_text().split("forked")[1].split()[0])
     assert made < 10
+
+
+def test_cpu_of_a_sandboxed_bot_and_its_children_is_counted(tmp_path: Path) -> None:
+    """The kernel's per-child accounting loses a bot in the sandbox's PID namespace; its
+    cgroup counts the CPU of all its processes (the tournament bench reads it)."""
+    from arena.bots.cgroup import hierarchies
+    from arena.bots.sandbox import Sandbox, runtime_paths, sandbox_problem
+
+    if not any("cpuacct" in h.controllers or h.version == 2 for h in hierarchies()):
+        pytest.skip("this machine lets the arena make no cgroup that counts CPU")
+    if (problem := sandbox_problem()) is not None:
+        pytest.fail(f"bubblewrap does not work here ({problem}); .ci/run installs it")
+    spec = make_bot(
+        tmp_path / "burner",
+        """
+        import os, time
+        def burn(seconds):
+            start = time.process_time()
+            while time.process_time() - start < seconds:
+                pass
+        child = os.fork()
+        burn(0.4)
+        if child:
+            os.waitpid(child, 0)
+        """,
+    )
+    sandbox = Sandbox(bot_dir=spec.directory, socket=None, runtime=runtime_paths())
+    process = start_bot(
+        spec,
+        env={},
+        workdir=tmp_path / "seat",
+        log_path=tmp_path / "seat.log",
+        limits=Limits(),
+        sandbox=sandbox,
+    )
+    assert wait_exit(process) == 0, process.log_tail()
+    process.stop()
+    assert process.cpu_seconds is not None
+    assert 0.7 <= process.cpu_seconds < 5.0, process.cpu_seconds  # two processes × 0.4 s
