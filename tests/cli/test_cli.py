@@ -406,22 +406,22 @@ def test_replay_of_a_damaged_record_file(
 
 @pytest.mark.parametrize(
     "edit",
-    ["infinite-seed", "entrants-not-objects"],
+    ["infinite-draw-limit", "entrants-not-objects"],
 )
 def test_replay_of_a_record_with_malformed_fields(
     stored_run: StoredRun, tmp_path: Path, edit: str
 ) -> None:
     record, _ = _record_file(stored_run)
-    if edit == "infinite-seed":
+    if edit == "infinite-draw-limit":
         # json writes float('inf') as Infinity and reads it back: int() raises OverflowError.
-        record["seed"] = float("inf")
+        record["draw_limit"] = float("inf")
     else:
         # meta is free-form (docs/GAME_RECORD.md): odd entrants must not break rendering.
         record["meta"]["entrants"] = [1, 2, 3]
     path = tmp_path / f"{edit}.json"
     path.write_text(json.dumps(record))
     result = invoke("replay", str(path))
-    if edit == "infinite-seed":
+    if edit == "infinite-draw-limit":
         assert_clean_failure(result)
     else:
         assert result.exit_code == 0, show(result)
