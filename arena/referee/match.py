@@ -170,9 +170,9 @@ class MatchPlan:
     limits: Limits = field(default_factory=Limits)
     manual_seats: frozenset[int] = frozenset()
     seed: int = 0  # for the bots' own randomness (ARENA_SEED), so a match replays
-    # Each bot inside bubblewrap (arena.bots.sandbox) where it works here; the entry points
-    # (arena play, run, submit, the benches) default to it. Off: bots are trusted code.
-    sandbox: bool = False
+    # Each bot inside bubblewrap (arena.bots.sandbox) where it works here, as everywhere
+    # by default. Off: bots are trusted code (tests that read what their bots wrote).
+    sandbox: bool = True
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES  # each sandboxed bot's tmpfs working dir
     # Paths no bot may see even where they lie inside a path it sees (its own directory,
     # the arena's package): the results database, the registry, log roots.

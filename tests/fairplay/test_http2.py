@@ -248,6 +248,7 @@ def test_a_seats_socket_takes_only_that_seats_token(tmp_path: Path) -> None:
                     seeds=[1],
                     log_dir=tmp_path / name,
                     manual_seats=frozenset(range(6)),
+                    sandbox=False,
                 )
                 match = Match(referee, plan)
                 match.launch()

@@ -82,6 +82,7 @@ def test_memory_limit_holds_for_all_the_bots_processes_together(tmp_path: Path) 
         log_dir=tmp_path,
         settings=TableSettings(decision_ms=10_000, overage_ms=10_000),
         limits=Limits(memory_bytes=LIMIT),
+        sandbox=False,
     )
     match, table = play_match(plan)
     for seat in BOT_SEATS:

@@ -107,6 +107,7 @@ async def play_in_process(
         log_dir=log_dir,
         settings=FAST,
         manual_seats=frozenset(range(6)),
+        sandbox=False,
     )
     match = Match(referee, plan)
     match.launch()
@@ -218,6 +219,7 @@ def run_scenario(
         settings=settings,
         limits=LIMITS,
         seed=1,
+        sandbox=False,
     )
     good_plan = MatchPlan(
         match_id=f"good-{name}",
@@ -227,6 +229,7 @@ def run_scenario(
         settings=FAST,
         limits=LIMITS,
         seed=2,
+        sandbox=False,
     )
 
     async def main() -> Scenario:

@@ -223,6 +223,7 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FuzzMatch]:
             log_dir=log_dir / "match",
             settings=SETTINGS,
             manual_seats=frozenset(range(6)),
+            sandbox=False,
         )
         match = Match(referee, plan)
         match.launch()

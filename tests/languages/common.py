@@ -31,6 +31,7 @@ def play_match(
         log_dir=log_dir,
         settings=TableSettings(),
         seed=7,
+        sandbox=False,
     )
     reports: list[GameReport] = []
 

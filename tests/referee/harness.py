@@ -112,6 +112,7 @@ def run_match(
         settings=settings,
         manual_seats=manual_seats,
         seed=seed,
+        sandbox=False,
     )
     reports: list[GameReport] = []
     result: dict[str, object] = {}

@@ -115,7 +115,9 @@ def test_twenty_line_bot_plays_a_full_game(tmp_path: Path) -> None:
     assert len(MINIMAL_BOT.splitlines()) <= 20
     minimal = load_bot(bot_dir)
     entrants = (minimal, load_bot(REPO / "sample_bots" / "greedy"), minimal)
-    plan = MatchPlan("sdk-minimal", entrants, seeds=[11], log_dir=tmp_path / "logs", settings=FAST)
+    plan = MatchPlan(
+        "sdk-minimal", entrants, seeds=[11], log_dir=tmp_path / "logs", settings=FAST, sandbox=False
+    )
     reports: list[GameReport] = []
 
     async def main() -> tuple[Match, Table]:
