@@ -80,8 +80,6 @@ class ScheduledMatch:
     """One seating of one triple, playing games 0 … ``games`` - 1 of the run."""
 
     key: str  # stable across runs of the same command: used to resume
-    triple: int
-    seating: int
     entrants: tuple[int, int, int]  # entrant indices by team (R1.2)
     games: int
 
@@ -109,7 +107,7 @@ def round_robin(entrant_count: int, games: int) -> list[ScheduledMatch]:
     for t, triple in enumerate(triples(entrant_count)):
         for s, seating in enumerate(seatings(triple)):
             key = f"t{t}-s{s}-" + "-".join(str(e) for e in seating)
-            schedule.append(ScheduledMatch(key, t, s, seating, games))
+            schedule.append(ScheduledMatch(key, seating, games))
     return schedule
 
 

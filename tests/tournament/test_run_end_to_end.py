@@ -199,11 +199,12 @@ def test_progress_reaches_the_total(finished: FinishedRun) -> None:
 def test_duplicate_play_deals_game_k_alike_in_every_seating(finished: FinishedRun) -> None:
     """R3.1a: the first deal of game k is the same cards to the same seats in every seating."""
     by_game: dict[tuple[int, int], list[tuple[str, dict[str, Any]]]] = defaultdict(list)
-    triple_of = {m.key: m.triple for m in finished.schedule}
+    # a triple is the multiset of its entrants: ({A,A,B} and {A,B,B} stay apart)
+    triple_of = {m.key: tuple(sorted(m.entrants)) for m in finished.schedule}
     for game, record in finished.games():
         by_game[(triple_of[game.match_key], game.game_index)].append((game.match_key, record))
     for (triple, index), games in by_game.items():
-        seatings = {m.key for m in finished.schedule if m.triple == triple}
+        seatings = {m.key for m in finished.schedule if triple_of[m.key] == triple}
         assert {key for key, _ in games} == seatings
         key0, first = games[0]
         for key, record in games[1:]:
