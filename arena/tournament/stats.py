@@ -1,4 +1,4 @@
-"""Tournament statistics: win-rate intervals, standings, head-to-head tables and LOS (pure, no I/O).
+"""Tournament statistics: win-rate intervals, standings and head-to-head tables (pure, no I/O).
 
 Everything here works on plain rows (``EntrantGameRow``, ``GameOutcome``) so that it can be fed
 from the results store, from a live run, or from hand-written tables in tests.
@@ -23,7 +23,6 @@ __all__ = [
     "Outcome",
     "Standing",
     "head_to_head",
-    "likelihood_of_superiority",
     "standings",
     "win_rate_interval",
 ]
@@ -64,20 +63,6 @@ def win_rate_interval(wins: float, games: int, confidence: float = 0.95) -> tupl
     if wins == games:
         high = 1.0
     return (low, high)
-
-
-def likelihood_of_superiority(wins_a: float, wins_b: float) -> float:
-    """Probability that A is truly stronger than B, given A won ``wins_a`` and B ``wins_b``.
-
-    Fishtest's formula ``0.5 * (1 + erf((a - b) / sqrt(2 (a + b))))``: draws carry no information
-    about which side is stronger, so only the decisive results are passed in.
-    """
-    if wins_a < 0 or wins_b < 0:
-        raise ValueError(f"win counts must be >= 0, got {wins_a} and {wins_b}")
-    total = wins_a + wins_b
-    if total == 0:
-        return 0.5
-    return 0.5 * (1.0 + math.erf((wins_a - wins_b) / math.sqrt(2.0 * total)))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from arena.tournament.stats import (
     HeadToHead,
     Standing,
     head_to_head,
-    likelihood_of_superiority,
     standings,
     win_rate_interval,
 )
@@ -126,38 +125,6 @@ def test_wilson_properties(counts: tuple[float, int]) -> None:
     assert low99 <= low95
     assert high99 >= high95
     assert high99 - low99 > high95 - low95
-
-
-# -- likelihood of superiority -----------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("wins_a", "wins_b", "expected"),
-    [
-        # LOS = Phi((a - b) / sqrt(a + b)); Phi(1) and Phi(2) from normal tables.
-        (0, 0, 0.5),
-        (10, 10, 0.5),
-        (55, 45, 0.8413447),
-        (60, 40, 0.9772499),
-        (40, 60, 0.0227501),
-        (1, 0, 0.8413447),
-        (4, 0, 0.9772499),
-    ],
-)
-def test_los_known_values(wins_a: float, wins_b: float, expected: float) -> None:
-    assert likelihood_of_superiority(wins_a, wins_b) == pytest.approx(expected, abs=1e-6)
-
-
-@given(st.floats(0, 1e6), st.floats(0, 1e6))
-def test_los_is_antisymmetric(a: float, b: float) -> None:
-    los = likelihood_of_superiority(a, b)
-    assert 0.0 <= los <= 1.0
-    assert los + likelihood_of_superiority(b, a) == pytest.approx(1.0)
-
-
-def test_los_rejects_negative_counts() -> None:
-    with pytest.raises(ValueError):
-        likelihood_of_superiority(-1, 3)
 
 
 # -- standings ---------------------------------------------------------------------------------
