@@ -129,7 +129,6 @@ def play(
     console.print(f"seat logs: {result.log_dir}", highlight=False, markup=False)
 
 
-SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 DEFAULT_ENTRANTS = ("random", "greedy", "lowest")
 DEFAULT_DB = Path("arena-results") / "arena.db"
 DEFAULT_REGISTRY = Path("arena-results") / "registry"
@@ -299,7 +298,10 @@ def run(
         from arena.registry import Registry
 
         names += [entry.label() for entry in Registry(registry).latest()]
-    names = names or [str(SAMPLE_BOTS / name) for name in DEFAULT_ENTRANTS]
+    if not names:
+        from arena.bots.samples import sample_bot
+
+        names = [str(sample_bot(name)) for name in DEFAULT_ENTRANTS]
     specs = load_entrants(names, registry)
     labels = [f"{spec.name}@{spec.version}" for spec in specs]
     repeated = sorted({label for label in labels if labels.count(label) > 1})

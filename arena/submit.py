@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotBuildError, BotSpec, build_bot, load_bot, read_log_tail
+from arena.bots.samples import sample_bot
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
@@ -21,7 +22,6 @@ from arena.referee.table import TableSettings
 from arena.registry import RegisteredBot, Registry
 from arena.tournament.schedule import RunKey
 
-SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 OPPONENTS = ("random", "greedy")
 CANDIDATE_SEATS = (0, 3)  # the candidate plays team 0 (R1.2)
 
@@ -73,7 +73,7 @@ async def _validate_match(
     workdir_bytes: int,
     private: tuple[Path, ...],
 ) -> tuple[list[Fault], list[int], list[int | None]]:
-    opponents = [load_bot(SAMPLE_BOTS / name) for name in OPPONENTS]
+    opponents = [load_bot(sample_bot(name)) for name in OPPONENTS]
     plan = MatchPlan(
         match_id="validation",
         entrants=(spec, opponents[0], opponents[1]),

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.bots import load_bot
+from arena.bots.samples import sample_bot
 from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport
 from arena.tournament.schedule import RunKey
 from arena.tournament.stats import win_rate_interval
-
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class GreedyFigures:
 
 
 async def _play(games_per_seat: int, seed: int, jobs: int, log_dir: Path) -> GreedyFigures:
-    greedy, random_bot = load_bot(SAMPLE_BOTS / "greedy"), load_bot(SAMPLE_BOTS / "random")
+    greedy, random_bot = load_bot(sample_bot("greedy")), load_bot(sample_bot("random"))
     run_key = RunKey.from_seed(seed)  # a benchmark: reproducible, so guessable
     seeds = [run_key.game(k) for k in range(games_per_seat)]
     reports: list[tuple[int, GameReport]] = []

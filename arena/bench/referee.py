@@ -14,6 +14,7 @@ from pathlib import Path
 
 import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.bots import load_bot
+from arena.bots.samples import sample_bot
 from arena.referee.inprocess import load_python_bot, play_game_in_process
 from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
@@ -21,8 +22,6 @@ from arena.referee.table import TableSettings
 
 from . import median_of
 from .pingpong import serve_pingpong
-
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,7 @@ class RefereeFigures:
 async def _grpc_games(
     games: int, seed: int, log_dir: Path, sandbox: bool
 ) -> tuple[int, float, list[float]]:
-    spec = load_bot(SAMPLE_BOTS / "random")
+    spec = load_bot(sample_bot("random"))
     plan = MatchPlan(
         match_id="bench",
         entrants=(spec, spec, spec),
@@ -120,7 +119,7 @@ async def _grpc_games(
 
 
 def _inprocess(games: int, seed: int) -> float:
-    bots = [load_python_bot(SAMPLE_BOTS / "random") for _ in range(6)]
+    bots = [load_python_bot(sample_bot("random")) for _ in range(6)]
     decisions = 0
     started = time.perf_counter()
     for i in range(games):

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import load_bot
+from arena.bots.samples import sample_bot
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
 
 from . import median_of
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 PYTHON_SAMPLES = ("random", "greedy", "lowest")
 
 
@@ -129,7 +129,7 @@ class TournamentFigures:
 
 
 def _run(games: int, jobs: int, seed: int, root: Path, sandbox: bool) -> MeasuredRun:
-    specs = tuple(load_bot(SAMPLE_BOTS / name) for name in PYTHON_SAMPLES)
+    specs = tuple(load_bot(sample_bot(name)) for name in PYTHON_SAMPLES)
     db_path = root / "arena.db"
     config = RunConfig(specs, games, seed, jobs, db_path=db_path, sandbox=sandbox)
     own, bots = _cpu_seconds()

@@ -14,12 +14,12 @@ from google.protobuf import json_format
 
 import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.bots import load_bot
+from arena.bots.samples import sample_bot
 from arena.v1 import arena_pb2 as pb
 
 from .loop import run as run_loop
 from .match import Match, MatchPlan, Referee
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 SEED = 11
 SEAT = 0
 
@@ -27,7 +27,7 @@ Exchange = list[tuple[str, pb.RefereeMessage | pb.BotMessage]]
 
 
 async def _capture(seed: int, log_dir: Path) -> Exchange:
-    greedy, random_bot = load_bot(SAMPLE_BOTS / "greedy"), load_bot(SAMPLE_BOTS / "random")
+    greedy, random_bot = load_bot(sample_bot("greedy")), load_bot(sample_bot("random"))
     plan = MatchPlan("transcript", (greedy, random_bot, random_bot), [seed], log_dir, seed=seed)
     messages: Exchange = []
 

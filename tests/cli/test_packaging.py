@@ -1,0 +1,74 @@
+"""The arena as installed from a wheel: its packages, and the sample bots it ships."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from arena.bots.samples import sample_bot, sample_bots_dir
+
+REPO = Path(__file__).resolve().parents[2]
+# What a wheel is not built from: caches, results, builds, other environments.
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "arena-results",
+    "node_modules",
+    "__pycache__",
+    "*.egg-info",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+)
+
+
+def test_sample_bots_dir_in_a_checkout() -> None:
+    assert sample_bots_dir() == REPO / "sample_bots"
+    assert (sample_bot("random") / "bot.toml").is_file()
+
+
+def test_pyproject_lists_every_package() -> None:
+    """pyproject.toml lists the packages (it maps arena.sample_bots): none is forgotten."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {
+        ".".join(init.parent.relative_to(REPO).parts) for init in REPO.glob("arena/**/__init__.py")
+    }
+    assert set(config["packages"]) == found | {"arena.sample_bots"}
+    assert config["package-dir"] == {"arena.sample_bots": "sample_bots"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_installed_wheel_runs_the_sample_bots(tmp_path: Path) -> None:
+    """Built as a wheel and installed in a fresh venv, `arena run` finds its sample bots
+    (the Python ones: the others need a build) and plays them, by default in the sandbox,
+    from a directory that holds nothing of the checkout."""
+    source, dist, venv, empty = (tmp_path / name for name in ("src", "dist", "venv", "empty"))
+    shutil.copytree(REPO, source, ignore=NOT_SOURCES)
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), "."]
+    subprocess.run(pip_wheel, cwd=source, check=True)
+    (wheel,) = dist.glob("*.whl")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "-q", wheel], check=True)
+    empty.mkdir()
+
+    run = [venv / "bin" / "arena", "run", "--games", "1", "--no-build"]
+    done = subprocess.run(run, cwd=empty, capture_output=True, text=True, timeout=300)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    with sqlite3.connect(empty / "arena-results" / "arena.db") as db:
+        games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+        faults = db.execute("SELECT count(*) FROM faults").fetchone()[0]
+        commands = [row[0] for row in db.execute("SELECT command FROM entrants")]
+    assert games == 6 and faults == 0, done.stdout + done.stderr
+    assert len(commands) == 3
+    assert all(str(venv) in command and "arena/sample_bots" in command for command in commands)
