@@ -28,7 +28,6 @@ __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
     "DuplicateGameError",
-    "EntrantInfo",
     "FaultRow",
     "GameResult",
     "ResultsStore",
@@ -36,7 +35,6 @@ __all__ = [
     "RunInfo",
     "RunStatus",
     "SeatStats",
-    "StoredGame",
     "entrant_label",
 ]
 
@@ -185,24 +183,6 @@ class GameResult:
 
 
 @dataclass(frozen=True)
-class StoredGame:
-    """A game as read back from the store, without its (possibly large) record."""
-
-    id: int
-    run_id: str
-    match_key: str
-    game_index: int
-    winner: int | None
-    scores: tuple[int, int, int]
-    deals: int
-    duration_s: float
-    finished_at: str
-    entrant_ids: tuple[int, int, int]  # by team
-    seats: tuple[SeatStats, ...]  # ordered by seat
-    faults: tuple[FaultRow, ...]  # in the order they were recorded
-
-
-@dataclass(frozen=True)
 class RunInfo:
     id: str
     created_at: str
@@ -210,18 +190,6 @@ class RunInfo:
     seed: int | None  # the explicit --seed; None for a run with a secret key
     settings: dict[str, Any]
     status: RunStatus
-
-
-@dataclass(frozen=True)
-class EntrantInfo:
-    id: int
-    name: str
-    version: str
-    command: list[str]
-
-    @property
-    def label(self) -> str:
-        return entrant_label(self.name, self.version)
 
 
 def entrant_label(name: str, version: str) -> str:
@@ -562,62 +530,6 @@ class ResultsStore:
             raise ResultsStoreError(f"game {game_id} has a record that is not a JSON object")
         return record
 
-    def find_game(self, game_id: int) -> StoredGame | None:
-        conn = self._conn
-        row = conn.execute(
-            """
-            SELECT g.id, g.run_id, m.match_key, g.game_index, g.winner,
-                   g.score_team0, g.score_team1, g.score_team2, g.deals, g.duration_s,
-                   g.finished_at, m.entrant_team0, m.entrant_team1, m.entrant_team2
-            FROM games g JOIN matches m ON m.id = g.match_id
-            WHERE g.id = ?
-            """,
-            (game_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        seats = tuple(
-            SeatStats(
-                seat=r[0],
-                decisions=r[1],
-                decision_seconds_total=r[2],
-                decision_seconds_max=r[3],
-                bids_made=r[4],
-                bids_won=r[5],
-                points_won=r[6],
-                faults=r[7],
-            )
-            for r in conn.execute(
-                """
-                SELECT seat, decisions, decision_seconds_total, decision_seconds_max,
-                       bids_made, bids_won, points_won, faults
-                FROM seat_stats WHERE game_id = ? ORDER BY seat
-                """,
-                (game_id,),
-            )
-        )
-        faults = tuple(
-            FaultRow(seat=r[0], kind=r[1], reason=r[2], detail=r[3])
-            for r in conn.execute(
-                "SELECT seat, kind, reason, detail FROM faults WHERE game_id = ? ORDER BY id",
-                (game_id,),
-            )
-        )
-        return StoredGame(
-            id=row[0],
-            run_id=row[1],
-            match_key=row[2],
-            game_index=row[3],
-            winner=row[4],
-            scores=(row[5], row[6], row[7]),
-            deals=row[8],
-            duration_s=row[9],
-            finished_at=row[10],
-            entrant_ids=(row[11], row[12], row[13]),
-            seats=seats,
-            faults=faults,
-        )
-
     def run(self, run_id: str) -> RunInfo | None:
         row = self._conn.execute(
             "SELECT id, created_at, finished_at, seed, settings, status FROM runs WHERE id = ?",
@@ -625,27 +537,11 @@ class ResultsStore:
         ).fetchone()
         return None if row is None else _run_info(row)
 
-    def runs(self) -> list[RunInfo]:
-        """All runs, oldest first."""
-        rows = self._conn.execute(
-            """
-            SELECT id, created_at, finished_at, seed, settings, status
-            FROM runs ORDER BY created_at, rowid
-            """
-        ).fetchall()
-        return [_run_info(row) for row in rows]
-
     def latest_run_id(self) -> str | None:
         row = self._conn.execute(
             "SELECT id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1"
         ).fetchone()
         return None if row is None else str(row[0])
-
-    def entrants(self) -> list[EntrantInfo]:
-        rows = self._conn.execute(
-            "SELECT id, name, version, command FROM entrants ORDER BY id"
-        ).fetchall()
-        return [EntrantInfo(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
 
     def entrant_game_rows(self, run_id: str) -> list[stats.EntrantGameRow]:
         """One row per (game, team) of the run, for ``stats.standings``.
@@ -730,13 +626,6 @@ class ResultsStore:
             (run_id,),
         ).fetchall()
         return {kind: count for kind, count in rows}
-
-    def game_ids(self, run_id: str) -> list[int]:
-        """The ids of a run's games, in the order they were stored."""
-        rows = self._conn.execute(
-            "SELECT id FROM games WHERE run_id = ? ORDER BY id", (run_id,)
-        ).fetchall()
-        return [game_id for (game_id,) in rows]
 
 
 def _run_info(row: tuple[Any, ...]) -> RunInfo:

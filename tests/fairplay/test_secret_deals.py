@@ -24,6 +24,7 @@ import base64
 import gzip
 import hashlib
 import random
+import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -223,10 +224,21 @@ def _records(db: Path) -> tuple[RunKey, dict[tuple[str, int], dict[str, Any]]]:
     with ResultsStore.open(db, create=False) as store:
         run_id = store.latest_run_id()
         assert run_id is not None
-        for game_id in store.game_ids(run_id):
-            game = store.find_game(game_id)
-            assert game is not None
-            found[(game.match_key, game.game_index)] = store.game_record(game_id)
+        # Which game is which: the store reads records by id only (the arena never lists them).
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            games = conn.execute(
+                """
+                SELECT g.id, m.match_key, g.game_index
+                FROM games g JOIN matches m ON m.id = g.match_id
+                WHERE g.run_id = ?
+                """,
+                (run_id,),
+            ).fetchall()
+        finally:
+            conn.close()
+        for game_id, match_key, game_index in games:
+            found[(match_key, game_index)] = store.game_record(game_id)
         return RunKey(store.deal_key(run_id)), found
 
 

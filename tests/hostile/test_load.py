@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from tournament.helpers import integrity_check, run_statuses, stored_keys
+from tournament.helpers import game_ids, integrity_check, run_statuses, stored_keys
 
 from arena.engine import replay
 from arena.tournament.results import ResultsStore
@@ -112,7 +112,7 @@ def test_tournament_with_zoo_bots(tmp_path: Path) -> None:
     assert integrity_check(config.db_path) == ["ok"]
     assert run_statuses(config.db_path) == ["finished"]
     with ResultsStore.open(config.db_path) as store:
-        for game_id in store.game_ids(config.run_id):
+        for game_id in game_ids(store, config.run_id):
             assert replay(store.game_record(game_id)).is_over
 
     # Logs capped; no process of any bot left, the children of bots included.

@@ -1,8 +1,13 @@
-"""Shared helpers for the tournament tests: sample bots, result files, leftover processes."""
+"""Shared helpers for the tournament tests: sample bots, result files, leftover processes.
+
+Reading a results file back game by game is for tests only: the arena itself reads runs,
+standings and records (``ResultsStore``), never one game's rows.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -10,9 +15,11 @@ import sqlite3
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotSpec, load_bot
+from arena.tournament.results import FaultRow, ResultsStore, RunInfo, SeatStats, entrant_label
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
@@ -49,6 +56,118 @@ def arena_command() -> list[str]:
 
 def connect_read_only(db: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10.0)
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as read back from a results file, without its (possibly large) record."""
+
+    id: int
+    run_id: str
+    match_key: str
+    game_index: int
+    winner: int | None
+    scores: tuple[int, int, int]
+    deals: int
+    duration_s: float
+    finished_at: str
+    entrant_ids: tuple[int, int, int]  # by team
+    seats: tuple[SeatStats, ...]  # ordered by seat
+    faults: tuple[FaultRow, ...]  # in the order they were recorded
+
+
+@dataclass(frozen=True)
+class StoredEntrant:
+    id: int
+    name: str
+    version: str
+    command: list[str]
+
+    @property
+    def label(self) -> str:
+        return entrant_label(self.name, self.version)
+
+
+def runs(store: ResultsStore) -> list[RunInfo]:
+    """All runs of the store's file, oldest first."""
+    conn = connect_read_only(store.path)
+    try:
+        ids = [str(r[0]) for r in conn.execute("SELECT id FROM runs ORDER BY created_at, rowid")]
+    finally:
+        conn.close()
+    found = [store.run(run_id) for run_id in ids]
+    assert all(run is not None for run in found)
+    return [run for run in found if run is not None]
+
+
+def entrants(store: ResultsStore) -> list[StoredEntrant]:
+    conn = connect_read_only(store.path)
+    try:
+        rows = conn.execute("SELECT id, name, version, command FROM entrants ORDER BY id")
+        return [StoredEntrant(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+    finally:
+        conn.close()
+
+
+def game_ids(store: ResultsStore, run_id: str) -> list[int]:
+    """The ids of a run's games, in the order they were stored."""
+    conn = connect_read_only(store.path)
+    try:
+        rows = conn.execute("SELECT id FROM games WHERE run_id = ? ORDER BY id", (run_id,))
+        return [int(game_id) for (game_id,) in rows]
+    finally:
+        conn.close()
+
+
+def find_game(store: ResultsStore, game_id: int) -> StoredGame | None:
+    conn = connect_read_only(store.path)
+    try:
+        row = conn.execute(
+            """
+            SELECT g.id, g.run_id, m.match_key, g.game_index, g.winner,
+                   g.score_team0, g.score_team1, g.score_team2, g.deals, g.duration_s,
+                   g.finished_at, m.entrant_team0, m.entrant_team1, m.entrant_team2
+            FROM games g JOIN matches m ON m.id = g.match_id
+            WHERE g.id = ?
+            """,
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        seats = tuple(
+            SeatStats(*r)
+            for r in conn.execute(
+                """
+                SELECT seat, decisions, decision_seconds_total, decision_seconds_max,
+                       bids_made, bids_won, points_won, faults
+                FROM seat_stats WHERE game_id = ? ORDER BY seat
+                """,
+                (game_id,),
+            )
+        )
+        faults = tuple(
+            FaultRow(*r)
+            for r in conn.execute(
+                "SELECT seat, kind, reason, detail FROM faults WHERE game_id = ? ORDER BY id",
+                (game_id,),
+            )
+        )
+    finally:
+        conn.close()
+    return StoredGame(
+        id=row[0],
+        run_id=row[1],
+        match_key=row[2],
+        game_index=row[3],
+        winner=row[4],
+        scores=(row[5], row[6], row[7]),
+        deals=row[8],
+        duration_s=row[9],
+        finished_at=row[10],
+        entrant_ids=(row[11], row[12], row[13]),
+        seats=seats,
+        faults=faults,
+    )
 
 
 def stored_game_count(db: Path) -> int:

@@ -13,7 +13,7 @@ from arena.engine.record import first_difference
 from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
 
-from .helpers import sample
+from .helpers import find_game, game_ids, sample
 
 # Nothing in a game record depends on the clock today; if timing fields are ever added to
 # records, they belong here.
@@ -31,8 +31,8 @@ def _without_timing(value: Any) -> Any:
 def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
     found = {}
     with ResultsStore.open(db) as store:
-        for game_id in store.game_ids(run_id):
-            game = store.find_game(game_id)
+        for game_id in game_ids(store, run_id):
+            game = find_game(store, game_id)
             assert game is not None
             found[(game.match_key, game.game_index)] = {
                 "winner": game.winner,

@@ -31,6 +31,8 @@ from arena.tournament.results import (
     SeatStats,
 )
 
+from .helpers import entrants, find_game, runs
+
 RUN = "run-1"
 KEY = bytes(range(32))  # a run's deal key (secret in real runs)
 
@@ -87,7 +89,7 @@ def _three_entrants(store: ResultsStore) -> tuple[int, int, int]:
 def test_open_creates_parent_dirs_schema_and_wal(tmp_path: Path) -> None:
     path = tmp_path / "a" / "b" / "results.db"
     with ResultsStore.open(path) as s:
-        assert s.runs() == []
+        assert runs(s) == []
         assert s.latest_run_id() is None
     conn = sqlite3.connect(path)
     try:
@@ -180,8 +182,8 @@ def test_start_run_is_idempotent_and_finish_run(store: ResultsStore) -> None:
 
     store.finish_run(RUN, "finished")
     store.start_run("run-2", 1, {}, KEY)
-    assert [r.id for r in store.runs()] == [RUN, "run-2"]
-    assert [r.status for r in store.runs()] == ["finished", "running"]
+    assert [r.id for r in runs(store)] == [RUN, "run-2"]
+    assert [r.status for r in runs(store)] == ["finished", "running"]
     assert store.latest_run_id() == "run-2"
 
     with pytest.raises(KeyError):
@@ -199,7 +201,7 @@ def test_the_deal_key_is_stored_once_and_read_back_on_resume(store: ResultsStore
     store.start_run("seeded", 7, {}, bytes(32))
     seeded = store.run("seeded")
     assert seeded is not None and seeded.seed == 7 and store.deal_key("seeded") == bytes(32)
-    assert KEY.hex() not in repr(store.runs())
+    assert KEY.hex() not in repr(runs(store))
     with pytest.raises(KeyError):
         store.deal_key("nope")
     with pytest.raises(sqlite3.IntegrityError):
@@ -264,9 +266,9 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
     conn.close()
 
     with ResultsStore.open(path) as s:
-        (run,) = s.runs()
+        (run,) = runs(s)
         assert (run.id, run.seed, run.status) == ("old", 1, "finished")
-        game = s.find_game(1)
+        game = find_game(s, 1)
         assert game is not None and (game.winner, game.scores) == (2, (1, 2, 21))
         assert s.game_record(1) == {"version": 1, "seed": 99}
         assert len(s.entrant_game_rows("old")) == 3
@@ -293,7 +295,7 @@ def test_upsert_entrant(store: ResultsStore) -> None:
     assert store.upsert_entrant("alpha", "1", ["a", "--new-path"]) == a
     b = store.upsert_entrant("alpha", "2", ["a"])
     assert b != a
-    (e1, e2) = store.entrants()
+    (e1, e2) = entrants(store)
     assert (e1.id, e1.label, e1.command) == (a, "alpha@1", ["a", "--new-path"])
     assert (e2.id, e2.label) == (b, "alpha@2")
     with pytest.raises(TypeError):
@@ -332,7 +334,7 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
     game = make_game(3, winner=1, scores=(3, 21, 9), faults=faults)
     game_id = store.record_game(RUN, "m0", game)
 
-    stored = store.find_game(game_id)
+    stored = find_game(store, game_id)
     assert stored is not None
     assert (stored.run_id, stored.match_key, stored.game_index) == (RUN, "m0", 3)
     assert (stored.winner, stored.scores) == (1, (3, 21, 9))
@@ -342,7 +344,7 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
     assert stored.faults == faults
     assert stored.finished_at
     assert store.game_record(game_id) == game.record
-    assert store.find_game(game_id + 1) is None
+    assert find_game(store, game_id + 1) is None
     with pytest.raises(KeyError):
         store.game_record(game_id + 1)
 
@@ -400,7 +402,7 @@ def test_duplicate_game_is_refused_and_changes_nothing(store: ResultsStore) -> N
     store.ensure_match("run-2", "m0", ids)
     store.record_game("run-2", "m0", make_game(0))
 
-    original = store.find_game(game_id)
+    original = find_game(store, game_id)
     assert original is not None
     assert original.winner == 0
     assert original.faults == ()

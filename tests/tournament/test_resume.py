@@ -28,9 +28,12 @@ from .helpers import (
     arena_command,
     bot_processes_under,
     describe,
+    find_game,
+    game_ids,
     integrity_check,
     kill_bots,
     run_statuses,
+    runs,
     sample,
     sample_path,
     stored_game_count,
@@ -123,12 +126,12 @@ def _assert_one_key_dealt_every_game(db: Path) -> None:
     all dealt from the one key the run stored first (R3.1a), so game k is the same cards
     to the same seats in every seating, however often the run was resumed."""
     with ResultsStore.open(db) as store:
-        (run,) = store.runs()
+        (run,) = runs(store)
         assert run.seed is None
         run_key = RunKey(store.deal_key(run.id))
         deals: dict[int, list[Any]] = {}
-        for game_id in store.game_ids(run.id):
-            game = store.find_game(game_id)
+        for game_id in game_ids(store, run.id):
+            game = find_game(store, game_id)
             assert game is not None
             record = store.game_record(game_id)
             replay(record, run_key.game(game.game_index))  # raises unless the key's deals
@@ -202,12 +205,12 @@ def test_kill_9_at_random_moments_loses_no_finished_game_and_resumes(tmp_path: P
         # The file opens, is sound, and holds whole games only, each once.
         assert integrity_check(db) == ["ok"], where
         with ResultsStore.open(db) as store:
-            (run,) = store.runs()
+            (run,) = runs(store)
             assert run.status == "running", where
             done = store.completed_games(run.id)
             assert done <= EXPECTED, where
-            for game_id in store.game_ids(run.id):
-                assert store.find_game(game_id) is not None
+            for game_id in game_ids(store, run.id):
+                assert find_game(store, game_id) is not None
                 assert store.game_record(game_id)["result"] is not None, where
         keys = stored_keys(db)
         assert all(n == 1 for n in keys.values()), where

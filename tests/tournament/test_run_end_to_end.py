@@ -17,11 +17,20 @@ import pytest
 
 from arena.engine import replay
 from arena.tournament.report import build_report
-from arena.tournament.results import ResultsStore, StoredGame
+from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, run_tournament
 from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
 
-from .helpers import bot_processes_under, copy_bot, describe, sample, wait_for_no_bots
+from .helpers import (
+    StoredGame,
+    bot_processes_under,
+    copy_bot,
+    describe,
+    find_game,
+    game_ids,
+    sample,
+    wait_for_no_bots,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -44,8 +53,8 @@ class FinishedRun:
     def games(self) -> list[tuple[StoredGame, dict[str, Any]]]:
         with self.store() as store:
             found = []
-            for game_id in store.game_ids(self.summary.run_id):
-                game = store.find_game(game_id)
+            for game_id in game_ids(store, self.summary.run_id):
+                game = find_game(store, game_id)
                 assert game is not None
                 found.append((game, store.game_record(game_id)))
             return found
@@ -249,7 +258,7 @@ def test_the_same_run_again_plays_nothing(finished: FinishedRun) -> None:
     assert summary.skipped == finished.total
     assert seen == [finished.total]
     with finished.store() as store:
-        assert len(store.game_ids(summary.run_id)) == finished.total
+        assert len(game_ids(store, summary.run_id)) == finished.total
         run = store.run(summary.run_id)
         assert run is not None and run.status == "finished"
     assert not bot_processes_under(finished.root)
