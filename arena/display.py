@@ -1,8 +1,12 @@
-"""Rich renderings for the command line: the run's progress bar and the report tables."""
+"""Rich renderings for the command line: a game's result, the run's progress bar and the
+report tables."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
@@ -15,10 +19,16 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from arena.safe_text import literal, printable
 from arena.tournament.report import PAR, RunReport
 from arena.tournament.runner import RunProgress
+
+if TYPE_CHECKING:
+    from arena.play import PlayResult
+    from arena.registry import RegisteredBot
+    from arena.submit import SubmitResult
 
 # Entrant labels are name@version: a manifest name (at most 64 characters) and a 12-digit
 # version fit; a longer label, e.g. from an older database, is cut rather than wrapped.
@@ -133,3 +143,66 @@ def render_report(console: Console, report: RunReport) -> None:
     if report.faults_by_kind:
         faults = ", ".join(f"{kind}: {n}" for kind, n in report.faults_by_kind.items())
         console.print(literal(f"faults by kind: {faults}"))
+
+
+TEAM_LABELS = ("team 0 (seats 0, 3)", "team 1 (seats 1, 4)", "team 2 (seats 2, 5)")
+
+
+def render_game(
+    console: Console, result: PlayResult, labels: Sequence[str], seed: int | None
+) -> None:
+    """One game's result (``arena play``): the teams' scores and faults, where it is kept.
+
+    ``labels``: the entrant of each team, as ``name@version``.
+    """
+    report = result.report
+    dealt = "secret deal" if seed is None else f"game seed {seed}"
+    table = Table(title=f"{dealt}: {report.deals} deals")
+    table.add_column("team")
+    table.add_column("bot")
+    table.add_column("score", justify="right")
+    table.add_column("faults", justify="right")
+    for team in range(3):
+        faults = report.seats[team].faults + report.seats[team + 3].faults
+        mark = " (winner)" if report.winner == team else ""
+        table.add_row(
+            TEAM_LABELS[team] + mark,
+            literal(labels[team]),
+            str(report.scores[team]),
+            str(faults),
+        )
+    console.print(table)
+    console.print("result: " + ("draw" if report.winner is None else f"team {report.winner} wins"))
+    for fault in report.faults:
+        console.print(literal(f"fault: seat {fault.seat} {fault.kind.value}: {fault.reason}"))
+    console.print(f"record: {result.record_path}", highlight=False, markup=False)
+    console.print(f"seat logs: {result.log_dir}", highlight=False, markup=False)
+
+
+def render_checks(console: Console, result: SubmitResult) -> None:
+    """What ``arena submit`` checked of a bot, one line per check."""
+    spec = result.spec
+    console.print(literal(f"checked {spec.name}@{spec.version}:"))
+    for check in result.checks:
+        mark = ("ok  ", "green") if check.passed else ("FAIL", "red")
+        detail = f" — {check.detail}" if check.detail else ""
+        console.print(Text.assemble("  ", mark, " ", literal(check.name + detail)))
+
+
+def render_bots(console: Console, entries: Sequence[RegisteredBot], registry: Path) -> None:
+    """The registered bots (``arena bots``)."""
+    if not entries:
+        console.print(
+            f"no registered bots in {registry} (add one with `arena submit PATH`)",
+            highlight=False,
+            markup=False,
+        )
+        return
+    table = Table(title=literal(f"Registered bots ({registry})"))
+    for column in ("name", "version", "registered", "path"):
+        table.add_column(column)
+    for entry in entries:
+        # The index is a file anyone may edit: every cell is shown literally.
+        cells = (entry.name, entry.version, entry.registered_at, entry.path)
+        table.add_row(*map(literal, cells))
+    console.print(table)

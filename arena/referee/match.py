@@ -211,7 +211,7 @@ class Match:
         started = time.monotonic()
         plan.log_dir.mkdir(parents=True, exist_ok=True)
         # Where bubblewrap does not work the run goes on unsandboxed; the command line
-        # has said so in one line (arena.cli.check_sandbox).
+        # has said so in one line (arena.cli.common.check_sandbox).
         sandbox = plan.sandbox and sandbox_problem() is None
         for seat in range(6):
             manual = seat in plan.manual_seats

@@ -1,0 +1,28 @@
+"""The ``arena`` command line: the typer ``app`` and its commands, one module each.
+
+Each command parses options, calls one library function and renders; what the commands
+share is in :mod:`arena.cli.common`.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from .bench import bench_app
+from .bots import bots
+from .play import play
+from .replay import replay
+from .report import report
+from .run import run
+from .submit import submit
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    help="Schmier Arena: run card-playing bots against each other.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+for command in (play, run, report, replay, submit, bots):
+    app.command()(command)
+app.add_typer(bench_app, name="bench")

@@ -1,0 +1,163 @@
+"""What the ``arena`` commands share: consoles, errors, option types and helpers.
+
+Option types are defined here, before any command uses them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from arena.safe_text import literal
+
+if TYPE_CHECKING:
+    from arena.bots import BotSpec, Limits
+    from arena.tournament.results import ResultsStore
+
+# soft_wrap: messages and paths stay on one line whatever the terminal's width.
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
+
+MIB = 1024 * 1024
+DEFAULT_DB = Path("arena-results") / "arena.db"
+DEFAULT_REGISTRY = Path("arena-results") / "registry"
+
+DbOption = Annotated[Path, typer.Option(help="The results database.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+RegistryOption = Annotated[Path, typer.Option(help="The local bot registry.")]
+SandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--sandbox/--no-sandbox",
+        help="Run each bot in bubblewrap (where it works): its own capped working dir, its "
+        "code and the system read-only, no network. --no-sandbox: the bots are trusted code.",
+    ),
+]
+WorkdirOption = Annotated[
+    int,
+    typer.Option(help="Size cap of a sandboxed bot's working dir (also of its /tmp) (MiB)."),
+]
+DecisionOption = Annotated[int, typer.Option(help="Time per decision (ms).")]
+OverageOption = Annotated[int, typer.Option(help="Overage bank per game (ms).")]
+MemoryOption = Annotated[
+    int,
+    typer.Option(
+        help="Memory limit per bot (all its processes), MiB: a memory cgroup where the "
+        "machine has one, else the address space of each process."
+    ),
+]
+CpuOption = Annotated[int, typer.Option(help="CPU-time limit per bot process (seconds).")]
+ProcessesOption = Annotated[int, typer.Option(help="Processes and threads per bot (cgroup).")]
+LogOption = Annotated[int, typer.Option(help="Log kept per seat (KiB).")]
+BuildOption = Annotated[
+    bool, typer.Option(help="Run each bot's build command (from its bot.toml) first.")
+]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """A clear one-line error and a non-zero exit, never a traceback.
+
+    The message often quotes a bot (its name, an answer, its manifest): it is printed
+    literally, control characters made visible, never read as markup.
+    """
+    err_console.print(Text.assemble(("error:", "bold red"), " ", literal(message)))
+    raise typer.Exit(code)
+
+
+def bot_limits(memory_mb: int, cpu_seconds: int, processes: int, log_kb: int) -> Limits:
+    from arena.bots import Limits
+
+    return Limits(
+        memory_bytes=memory_mb * MIB,
+        cpu_seconds=cpu_seconds,
+        processes=processes,
+        log_bytes=log_kb * 1024,
+    )
+
+
+def check_sandbox(sandbox: bool, workdir_mb: int = 64) -> bool:
+    """Whether the bots run sandboxed; when not, one line on stderr says what that means."""
+    from arena.bots.sandbox import TRUSTED_LINE, sandbox_problem
+
+    if workdir_mb < 1:
+        fail("--workdir-mb must be at least 1")
+    problem = "--no-sandbox" if not sandbox else sandbox_problem()
+    if problem is None:
+        return True
+    err_console.print(f"warning: {problem}: {TRUSTED_LINE}", highlight=False, markup=False)
+    return False
+
+
+def reap_leftovers() -> None:
+    """Before launching bots: kill what an arena that died left running, and say so."""
+    from arena.bots.reaper import reap
+
+    line = reap()
+    if line is not None:  # on stderr, so that --json output stays clean
+        err_console.print(line, highlight=False, markup=False)
+
+
+def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> list[BotSpec]:
+    """Entrants from paths (an executable or a directory with bot.toml) or registered names."""
+    from arena.bots import BotSpecError, load_bot
+    from arena.registry import Registry, RegistryError
+
+    registry = Registry(registry_root)
+    specs = []
+    for name in names:
+        try:
+            if Path(name).exists() or "/" in name:
+                specs.append(load_bot(name))
+            else:
+                specs.append(registry.load(registry.find(name)))
+        except (BotSpecError, RegistryError) as error:
+            fail(str(error))
+    return specs
+
+
+def build_entrants(specs: list[BotSpec], log_dir: Path, build: bool) -> None:
+    """Build the bots whose manifest says how, once, before they play."""
+    from arena.bots import BotBuildError, build_bot
+
+    if not build:
+        return
+    for spec in {s.directory: s for s in specs if s.build}.values():
+        log = log_dir / f"build-{spec.name}.log"
+        # On stderr, so that --json output stays clean.
+        err_console.print(literal(f"building {spec.name}: {' '.join(spec.build or ())}"))
+        try:
+            build_bot(spec, log)
+        except BotBuildError as error:
+            err_console.print(literal(error.log_tail.rstrip(), keep_newlines=True))
+            fail(f"{spec.name} did not build: {str(error).splitlines()[0]} (log: {log})")
+
+
+def open_store(db: Path, create: bool = True) -> ResultsStore:
+    from arena.tournament.results import ResultsStore, ResultsStoreError
+
+    try:
+        return ResultsStore.open(db, create=create)
+    except ResultsStoreError as error:
+        fail(str(error))
+
+
+def show_report(db: Path, run_id: str | None, as_json: bool) -> None:
+    """A stored run's report: rich tables, or JSON for machines."""
+    import json
+
+    from arena.display import render_report
+    from arena.tournament.report import UnknownRunError, build_report
+
+    with open_store(db, create=False) as store:
+        try:
+            report = build_report(store, run_id)
+        except UnknownRunError as error:
+            fail(str(error))
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        render_report(console, report)

@@ -1,0 +1,98 @@
+"""``arena play``: one game between three bots over gRPC."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from .common import (
+    MIB,
+    BuildOption,
+    CpuOption,
+    DecisionOption,
+    LogOption,
+    MemoryOption,
+    OverageOption,
+    ProcessesOption,
+    SandboxOption,
+    WorkdirOption,
+    bot_limits,
+    build_entrants,
+    check_sandbox,
+    console,
+    err_console,
+    fail,
+    load_entrants,
+    reap_leftovers,
+)
+
+if TYPE_CHECKING:
+    from arena.referee.match import ManualSeat
+
+
+def play(
+    entrants: Annotated[
+        list[str],
+        typer.Argument(help="Three bots (executable or directory with bot.toml), one per team."),
+    ],
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Reproduce a game: anyone who knows the seed can know every card "
+            "(default: a secret deal, kept nowhere)."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Where the record and the seat logs go.")] = Path(
+        "arena-results"
+    ),
+    manual: Annotated[
+        list[int] | None,
+        typer.Option(help="Leave this seat open for a bot you start by hand (repeatable)."),
+    ] = None,
+    decision_ms: DecisionOption = 1000,
+    overage_ms: OverageOption = 10_000,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
+    memory_mb: MemoryOption = 2048,
+    cpu_seconds: CpuOption = 600,
+    processes: ProcessesOption = 256,
+    log_kb: LogOption = 1024,
+    build: BuildOption = True,
+) -> None:
+    """Play one game between three bots over gRPC and print the result."""
+    reap_leftovers()
+    from arena.display import render_game
+    from arena.play import play_one_game
+    from arena.referee.table import TableSettings
+
+    if len(entrants) != 3:
+        fail(f"play takes three entrants (one per team), not {len(entrants)}")
+    specs = load_entrants(entrants)
+    if seed is not None:
+        from arena.tournament.schedule import seed_warning
+
+        err_console.print(seed_warning(seed), highlight=False, markup=False)
+    build_entrants(specs, out / "logs", build)
+    manual_seats = frozenset(manual or ())
+    if any(not 0 <= s <= 5 for s in manual_seats):
+        fail("R1.1: seats are 0..5")
+
+    def show_manual(seats: list[ManualSeat]) -> None:
+        for seat in seats:
+            console.print(
+                f"seat {seat.seat} is open: start your bot with "
+                f"ARENA_ADDRESS={seat.address} ARENA_TOKEN={seat.token}",
+                highlight=False,
+                markup=False,
+            )
+
+    settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
+    sandbox = check_sandbox(sandbox, workdir_mb)
+    limits = bot_limits(memory_mb, cpu_seconds, processes, log_kb)
+    result = play_one_game(
+        specs, seed, out, settings, manual_seats, show_manual, sandbox, limits, workdir_mb * MIB
+    )
+    labels = [f"{spec.name}@{spec.version}" for spec in specs]
+    render_game(console, result, labels, seed)

@@ -1,0 +1,146 @@
+"""``arena run``: a round-robin tournament, resumable, then its report."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .common import (
+    DEFAULT_DB,
+    DEFAULT_REGISTRY,
+    MIB,
+    BuildOption,
+    CpuOption,
+    DbOption,
+    DecisionOption,
+    JsonOption,
+    LogOption,
+    MemoryOption,
+    OverageOption,
+    ProcessesOption,
+    RegistryOption,
+    SandboxOption,
+    WorkdirOption,
+    bot_limits,
+    build_entrants,
+    check_sandbox,
+    console,
+    err_console,
+    fail,
+    load_entrants,
+    open_store,
+    reap_leftovers,
+    show_report,
+)
+
+DEFAULT_ENTRANTS = ("random", "greedy", "lowest")
+
+
+def run(
+    entrants: Annotated[
+        list[str] | None,
+        typer.Argument(help="Bots (executable or directory with bot.toml); default: the samples."),
+    ] = None,
+    games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Reproduce a run: anyone who knows the seed can know every card "
+            "(default: a secret key, kept in the database)."
+        ),
+    ] = None,
+    jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
+    db: DbOption = DEFAULT_DB,
+    decision_ms: DecisionOption = 1000,
+    overage_ms: OverageOption = 10_000,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Accepted for clarity: the same command always resumes its run."),
+    ] = False,
+    as_json: JsonOption = False,
+    all_registered: Annotated[
+        bool, typer.Option(help="Add every registered bot (newest version of each name).")
+    ] = False,
+    registry: RegistryOption = DEFAULT_REGISTRY,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
+    memory_mb: MemoryOption = 2048,
+    cpu_seconds: CpuOption = 600,
+    processes: ProcessesOption = 256,
+    log_kb: LogOption = 1024,
+    build: BuildOption = True,
+) -> None:
+    """Play a round-robin tournament (duplicate deals) and report win rates.
+
+    Running the same command again resumes the run: only missing games are played.
+    """
+    reap_leftovers()
+    import os
+
+    from arena.referee.table import TableSettings
+    from arena.tournament.results import ResultsStoreError
+    from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
+    from arena.tournament.schedule import ScheduleError
+
+    names = list(entrants or [])
+    if all_registered:
+        from arena.registry import Registry
+
+        names += [entry.label() for entry in Registry(registry).latest()]
+    if not names:
+        from arena.bots.samples import sample_bot
+
+        names = [str(sample_bot(name)) for name in DEFAULT_ENTRANTS]
+    specs = load_entrants(names, registry)
+    labels = [f"{spec.name}@{spec.version}" for spec in specs]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        fail(f"an entrant is given twice: {', '.join(repeated)} (same name and version)")
+    if len(specs) < 2:
+        fail("a tournament needs at least two entrants")
+    if games < 1:
+        fail("--games must be at least 1")
+    open_store(db).close()  # a clear error now for a file that is not a results database
+    if seed is not None:
+        from arena.tournament.schedule import seed_warning
+
+        err_console.print(seed_warning(seed), highlight=False, markup=False)
+    build_entrants(specs, db.parent / "logs", build)
+    config = RunConfig(
+        entrants=tuple(specs),
+        games=games,
+        seed=seed,
+        jobs=jobs or os.cpu_count() or 1,
+        db_path=db,
+        settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
+        limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
+        sandbox=check_sandbox(sandbox, workdir_mb),
+        workdir_bytes=workdir_mb * MIB,
+    )
+    from arena.display import RunProgressBar
+
+    try:
+        with RunProgressBar(console, enabled=not as_json) as bar:
+            summary = run_tournament(config, db.parent / "logs", bar.update)
+    except (RunBusyError, ResultsStoreError) as error:
+        fail(str(error))
+    except OSError as error:  # e.g. the disk filled up: what was committed is kept
+        fail(f"{error}; every game stored so far is kept, run the same command to resume")
+    except RunInterrupted as stopped:
+        err_console.print(
+            f"interrupted: {stopped.summary.played} games played in this session are stored; "
+            "run the same command again to resume",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    except ScheduleError as error:
+        fail(str(error))
+    if not as_json:
+        console.print(
+            f"run {summary.run_id}: {summary.played} games played, "
+            f"{summary.skipped} already stored; results in {db}",
+            highlight=False,
+            markup=False,
+        )
+    show_report(db, summary.run_id, as_json)

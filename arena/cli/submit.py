@@ -1,0 +1,73 @@
+"""``arena submit``: build a bot, validate it in a match, register it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.safe_text import literal
+
+from .common import (
+    DEFAULT_REGISTRY,
+    MIB,
+    DecisionOption,
+    RegistryOption,
+    SandboxOption,
+    WorkdirOption,
+    check_sandbox,
+    console,
+    err_console,
+    fail,
+    reap_leftovers,
+)
+
+
+def submit(
+    path: Annotated[
+        Path, typer.Argument(help="The bot: an executable or a directory with bot.toml.")
+    ],
+    name: Annotated[str | None, typer.Option(help="Register under this name.")] = None,
+    games: Annotated[int, typer.Option(help="Games in the validation match.")] = 2,
+    registry: RegistryOption = DEFAULT_REGISTRY,
+    decision_ms: DecisionOption = 1000,
+    join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
+) -> None:
+    """Build a bot, check it in a validation match against the sample bots, register it."""
+    reap_leftovers()
+    from arena.bots import BotSpecError
+    from arena.bots.manifest import check_name
+    from arena.display import render_checks
+    from arena.referee.table import TableSettings
+    from arena.registry import Registry
+    from arena.submit import submit as submit_bot
+
+    settings = TableSettings(decision_ms=decision_ms, join_timeout_s=join_timeout)
+    try:
+        if name is not None:  # checked before the match: it becomes a registry directory
+            check_name(name, "arena submit", "--name")
+        sandbox = check_sandbox(sandbox, workdir_mb)
+        result = submit_bot(
+            path,
+            Registry(registry),
+            name=name,
+            games=games,
+            settings=settings,
+            sandbox=sandbox,
+            workdir_bytes=workdir_mb * MIB,
+        )
+    except BotSpecError as error:
+        fail(str(error))
+    render_checks(console, result)
+    spec = result.spec
+    if not result.accepted:
+        if result.log_tail.strip():
+            err_console.print("the bot's log ends with:", highlight=False)
+            err_console.print(literal(result.log_tail.rstrip(), keep_newlines=True))
+        failed = next(c for c in result.checks if not c.passed)
+        fail(f"{spec.name} refused: {failed.name} failed: {failed.detail}")
+    assert result.entry is not None
+    console.print(literal(f"registered {result.entry.label()} in {registry}"))
