@@ -15,9 +15,7 @@ from arena.bots.process import (
     BotProcess,
     BotStartError,
     Limits,
-    alive_processes_in_group,
     start_bot,
-    wait_until_gone,
 )
 
 __all__ = [
@@ -28,12 +26,10 @@ __all__ = [
     "BotSpecError",
     "BotStartError",
     "Limits",
-    "alive_processes_in_group",
     "build_bot",
     "compute_version",
     "load_bot",
     "read_log_tail",
     "resolve_command",
     "start_bot",
-    "wait_until_gone",
 ]

@@ -18,12 +18,12 @@ from arena.bots import (
     BotSpec,
     BotStartError,
     Limits,
-    alive_processes_in_group,
     build_bot,
     load_bot,
     start_bot,
-    wait_until_gone,
 )
+
+from .helpers import alive_processes_in_group, wait_until_gone
 
 StartFn = Callable[..., BotProcess]
 

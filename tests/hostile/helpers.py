@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bots.helpers import alive_processes_in_group
 from referee.harness import SAMPLE_BOTS, MatchRun, check_games
 from tournament.helpers import cwd_under, live_pids
 
-from arena.bots import BotSpec, Limits, alive_processes_in_group, load_bot
+from arena.bots import BotSpec, Limits, load_bot
 from arena.engine import PASS, Action
 from arena.engine.randomplay import BID_PROBABILITY, random_discard
 from arena.referee.match import Match, MatchPlan, Referee

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bots.helpers import alive_processes_in_group
 
-from arena.bots import alive_processes_in_group
 from arena.engine import GameKey, replay
 
 from .harness import FAST, check_games, run_match, sample

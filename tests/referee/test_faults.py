@@ -17,8 +17,8 @@ from pathlib import Path
 
 import grpc
 import pytest
+from bots.helpers import alive_processes_in_group
 
-from arena.bots import alive_processes_in_group
 from arena.engine import Card, Game, Suit
 from arena.engine.cards import TRUMP_MASKS, mask_of_texts
 from arena.engine.record import recorded_actions

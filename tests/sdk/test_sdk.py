@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from bots.helpers import alive_processes_in_group
 
-from arena.bots import alive_processes_in_group, load_bot
+from arena.bots import load_bot
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport, Table, TableSettings
