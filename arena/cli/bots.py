@@ -16,9 +16,9 @@ def bots(
     """The registered bots and their versions."""
     import json
 
-    from arena.display import render_bots
-    from arena.registry import Registry, RegistryError
-    from arena.registry import as_json as entries_json
+    from arena.present.display import render_bots
+    from arena.tournament.registry import Registry, RegistryError
+    from arena.tournament.registry import as_json as entries_json
 
     try:
         entries = Registry(registry).entries()

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from arena.safe_text import literal
+from arena.present.safe_text import literal
 
 if TYPE_CHECKING:
     from arena.bots import BotSpec, Limits
@@ -104,7 +104,7 @@ def reap_leftovers() -> None:
 def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> list[BotSpec]:
     """Entrants from paths (an executable or a directory with bot.toml) or registered names."""
     from arena.bots import BotSpecError, load_bot
-    from arena.registry import Registry, RegistryError
+    from arena.tournament.registry import Registry, RegistryError
 
     registry = Registry(registry_root)
     specs = []
@@ -149,7 +149,7 @@ def show_report(db: Path, run_id: str | None, as_json: bool) -> None:
     """A stored run's report: rich tables, or JSON for machines."""
     import json
 
-    from arena.display import render_report
+    from arena.present.display import render_report
     from arena.tournament.report import UnknownRunError, build_report
 
     with open_store(db, create=False) as store:

@@ -63,9 +63,9 @@ def play(
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
     reap_leftovers()
-    from arena.display import render_game
-    from arena.play import play_one_game
+    from arena.present.display import render_game
     from arena.referee.table import TableSettings
+    from arena.tournament.play import play_one_game
 
     if len(entrants) != 3:
         fail(f"play takes three entrants (one per team), not {len(entrants)}")

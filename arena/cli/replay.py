@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.safe_text import literal
+from arena.present.safe_text import literal
 
 from .common import DEFAULT_DB, DbOption, console, fail, open_store
 
@@ -20,8 +20,8 @@ def replay(
     """Print a game deal by deal, after checking its record through the engine."""
     from arena.engine import ReplayMismatchError
     from arena.engine import replay as replay_record
-    from arena.play import read_record
-    from arena.render import record_lines
+    from arena.present.render import record_lines
+    from arena.tournament.play import read_record
 
     path = Path(game)
     if path.is_file():

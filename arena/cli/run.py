@@ -85,7 +85,7 @@ def run(
 
     names = list(entrants or [])
     if all_registered:
-        from arena.registry import Registry
+        from arena.tournament.registry import Registry
 
         names += [entry.label() for entry in Registry(registry).latest()]
     if not names:
@@ -118,7 +118,7 @@ def run(
         sandbox=check_sandbox(sandbox, workdir_mb),
         workdir_bytes=workdir_mb * MIB,
     )
-    from arena.display import RunProgressBar
+    from arena.present.display import RunProgressBar
 
     try:
         with RunProgressBar(console, enabled=not as_json) as bar:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.safe_text import literal
+from arena.present.safe_text import literal
 
 from .common import (
     DEFAULT_REGISTRY,
@@ -40,10 +40,10 @@ def submit(
     reap_leftovers()
     from arena.bots import BotSpecError
     from arena.bots.manifest import check_name
-    from arena.display import render_checks
+    from arena.present.display import render_checks
     from arena.referee.table import TableSettings
-    from arena.registry import Registry
-    from arena.submit import submit as submit_bot
+    from arena.tournament.registry import Registry
+    from arena.tournament.submit import submit as submit_bot
 
     settings = TableSettings(decision_ms=decision_ms, join_timeout_s=join_timeout)
     try:

@@ -19,7 +19,7 @@ from arena.bots.process import bot_environment
 from arena.bots.sandbox import WORKDIR, Sandbox, sandbox_problem, sandboxed
 from arena.cli import app
 from arena.engine import replay
-from arena.play import play_one_game
+from arena.tournament.play import play_one_game
 
 HERE = Path(__file__).resolve().parent
 SAMPLE_BOTS = HERE.parents[1] / "sample_bots"

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.registry import Registry
+from arena.tournament.registry import Registry
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_bots"

@@ -26,10 +26,10 @@ from typer.testing import CliRunner, Result
 from arena.bots import BotSpecError
 from arena.bots.manifest import check_name
 from arena.cli import app
-from arena.display import RunProgressBar
-from arena.play import read_record, write_record
-from arena.registry import Registry
-from arena.safe_text import literal, printable
+from arena.present.display import RunProgressBar
+from arena.present.safe_text import literal, printable
+from arena.tournament.play import read_record, write_record
+from arena.tournament.registry import Registry
 from arena.tournament.runner import RunProgress
 
 REPO = Path(__file__).resolve().parents[2]

@@ -31,12 +31,12 @@ import grpc
 import pytest
 
 from arena.bots import BotSpec, load_bot
-from arena.play import PlayResult, play_one_game
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import FaultKind
 from arena.referee.protocol import PROTOCOL_VERSION
 from arena.referee.server import SeatLink, new_token
 from arena.referee.table import TableSettings
+from arena.tournament.play import PlayResult, play_one_game
 from arena.v1 import arena_pb2 as pb
 
 REPO = Path(__file__).resolve().parents[2]

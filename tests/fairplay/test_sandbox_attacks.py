@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from arena.bots import BotSpec, load_bot
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES, WORKDIR, sandbox_problem
 from arena.cli import app
-from arena.play import PlayResult, play_one_game
+from arena.tournament.play import PlayResult, play_one_game
 
 BOTS = Path(__file__).resolve().parent / "bots"
 REPO = Path(__file__).resolve().parents[2]

@@ -39,7 +39,7 @@ from arena.bots import load_bot
 from arena.cli import app
 from arena.engine import GameKey
 from arena.engine.cards import DECK_SIZE
-from arena.play import read_record
+from arena.tournament.play import read_record
 from arena.tournament.results import ResultsStore
 from arena.tournament.schedule import RunKey
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.engine import replay
-from arena.play import read_record
+from arena.tournament.play import read_record
 from arena.tournament.schedule import RunKey
 
 from .harness import SAMPLE_BOTS

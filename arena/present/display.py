@@ -21,14 +21,14 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.safe_text import literal, printable
+from arena.present.safe_text import literal, printable
 from arena.tournament.report import PAR, RunReport
 from arena.tournament.runner import RunProgress
 
 if TYPE_CHECKING:
-    from arena.play import PlayResult
-    from arena.registry import RegisteredBot
-    from arena.submit import SubmitResult
+    from arena.tournament.play import PlayResult
+    from arena.tournament.registry import RegisteredBot
+    from arena.tournament.submit import SubmitResult
 
 # Entrant labels are name@version: a manifest name (at most 64 characters) and a 12-digit
 # version fit; a longer label, e.g. from an older database, is cut rather than wrapped.

@@ -19,7 +19,7 @@ from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.table import TableSettings
-from arena.registry import RegisteredBot, Registry
+from arena.tournament.registry import RegisteredBot, Registry
 from arena.tournament.schedule import RunKey
 
 OPPONENTS = ("random", "greedy")
