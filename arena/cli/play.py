@@ -66,6 +66,7 @@ def play(
     from arena.present.display import render_game
     from arena.referee.table import TableSettings
     from arena.tournament.play import play_one_game
+    from arena.tournament.results import entrant_label
 
     if len(entrants) != 3:
         fail(f"play takes three entrants (one per team), not {len(entrants)}")
@@ -94,5 +95,5 @@ def play(
     result = play_one_game(
         specs, seed, out, settings, manual_seats, show_manual, sandbox, limits, workdir_mb * MIB
     )
-    labels = [f"{spec.name}@{spec.version}" for spec in specs]
+    labels = [entrant_label(spec.name, spec.version) for spec in specs]
     render_game(console, result, labels, seed)

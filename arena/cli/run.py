@@ -79,7 +79,7 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
-    from arena.tournament.results import ResultsStoreError
+    from arena.tournament.results import ResultsStoreError, entrant_label
     from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
     from arena.tournament.schedule import ScheduleError
 
@@ -93,7 +93,7 @@ def run(
 
         names = [str(sample_bot(name)) for name in DEFAULT_ENTRANTS]
     specs = load_entrants(names, registry)
-    labels = [f"{spec.name}@{spec.version}" for spec in specs]
+    labels = [entrant_label(spec.name, spec.version) for spec in specs]
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
         fail(f"an entrant is given twice: {', '.join(repeated)} (same name and version)")

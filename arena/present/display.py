@@ -23,6 +23,7 @@ from rich.text import Text
 
 from arena.present.safe_text import literal, printable
 from arena.tournament.report import PAR, RunReport
+from arena.tournament.results import entrant_label
 from arena.tournament.runner import RunProgress
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def render_game(
 def render_checks(console: Console, result: SubmitResult) -> None:
     """What ``arena submit`` checked of a bot, one line per check."""
     spec = result.spec
-    console.print(literal(f"checked {spec.name}@{spec.version}:"))
+    console.print(literal(f"checked {entrant_label(spec.name, spec.version)}:"))
     for check in result.checks:
         mark = ("ok  ", "green") if check.passed else ("FAIL", "red")
         detail = f" — {check.detail}" if check.detail else ""

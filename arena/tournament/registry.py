@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.bots import BotSpec, BotSpecError, load_bot
 from arena.bots.manifest import check_name
+from arena.tournament.results import entrant_label
 
 INDEX = "registry.json"
 
@@ -36,7 +37,7 @@ class RegisteredBot:
     checks: list[str]
 
     def label(self) -> str:
-        return f"{self.name}@{self.version}"
+        return entrant_label(self.name, self.version)
 
 
 class Registry:
