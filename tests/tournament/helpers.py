@@ -13,10 +13,11 @@ import shutil
 import signal
 import sqlite3
 import sys
-import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from bots.helpers import live_processes, wait_until_none
 
 from arena.bots import BotSpec, load_bot
 from arena.tournament.results import FaultRow, ResultsStore, RunInfo, SeatStats, entrant_label
@@ -214,19 +215,8 @@ def run_statuses(db: Path) -> list[str]:
 
 
 def live_pids() -> list[int]:
-    """Every live process but this one. Zombies are left out: they run nothing and, in
-    containers whose PID 1 does not reap, may never disappear."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
-        except OSError:
-            continue  # gone
-        if stat[stat.rfind(b")") + 2 :].split()[:1] not in ([b"Z"], [b"X"]):
-            found.append(int(entry.name))
-    return found
+    """Every live process but this one (zombies left out, as ``live_processes`` says)."""
+    return [pid for pid in live_processes() if pid != os.getpid()]
 
 
 def cwd_under(pid: int, root: Path) -> bool:
@@ -259,10 +249,7 @@ def bot_processes_under(root: Path) -> list[int]:
 
 def wait_for_no_bots(root: Path, timeout: float) -> list[int]:
     """Poll until no bot process of ``root`` is alive or ``timeout`` passes; the survivors."""
-    deadline = time.monotonic() + timeout
-    while (alive := bot_processes_under(root)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return alive
+    return wait_until_none(lambda: bot_processes_under(root), timeout, interval=0.05)
 
 
 def describe(pids: list[int]) -> str:
