@@ -96,9 +96,9 @@ def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
         "deals": [_deal_record(d) for d in game.deals],
         "result": None,
     }
-    # Test-found fix: the trick in progress was left out, so the record of a game stopped
-    # mid-trick lost the cards already played to it and replayed to a different position.
-    # It is now the last entry of "tricks", with "winner" null.
+    # The trick in progress is the last entry of "tricks", with "winner" null: without it
+    # the record of a game stopped mid-trick would lose the cards already played to it
+    # and replay to a different position.
     leader, played = game.current_trick
     if game.phase is Phase.PLAY and played:
         record["deals"][-1]["tricks"].append(
