@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .common import SandboxOption, check_sandbox, console, reap_leftovers
+from .common import RoundsOption, SandboxOption, check_sandbox, console, reap_leftovers
 
 bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
@@ -37,7 +37,7 @@ def bench_referee_command(
     games: Annotated[int, typer.Option(help="Games on the table per round.")] = 20,
     seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
     pingpong: Annotated[int, typer.Option(help="Round trips of each bare ping-pong.")] = 5000,
-    rounds: Annotated[int, typer.Option(help="Rounds; medians are reported.")] = 3,
+    rounds: RoundsOption = 3,
     sandbox: SandboxOption = True,
 ) -> None:
     """One table, six real `random` bot processes over gRPC; in-process and ping-pong beside."""
@@ -101,7 +101,7 @@ def bench_tournament_command(
     games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
     jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
-    rounds: Annotated[int, typer.Option(help="Rounds; medians are reported.")] = 3,
+    rounds: RoundsOption = 3,
     sandbox: SandboxOption = True,
 ) -> None:
     """A run of the Python sample bots; then the same run one table at a time."""

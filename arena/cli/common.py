@@ -41,6 +41,7 @@ WorkdirOption = Annotated[
     int,
     typer.Option(help="Size cap of a sandboxed bot's working dir (also of its /tmp) (MiB)."),
 ]
+RoundsOption = Annotated[int, typer.Option(help="Rounds; medians are reported.")]
 DecisionOption = Annotated[int, typer.Option(help="Time per decision (ms).")]
 OverageOption = Annotated[int, typer.Option(help="Overage bank per game (ms).")]
 MemoryOption = Annotated[

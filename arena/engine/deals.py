@@ -63,8 +63,7 @@ class GameKey:
     secret: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.secret, bytes) or len(self.secret) < MIN_KEY_BYTES:
-            raise ValueError(f"a game key is at least {MIN_KEY_BYTES} bytes of secret")
+        check_secret(self.secret, "a game key")
 
     def __repr__(self) -> str:
         return "GameKey(<secret>)"
@@ -102,6 +101,12 @@ class GameKey:
                 mask |= 1 << index
             hands.append(mask)
         return hands, deck[_HAND_SIZE * _SEATS :]
+
+
+def check_secret(secret: object, what: str) -> None:
+    """Refuse a key too short to be secret (``what`` names it in the error)."""
+    if not isinstance(secret, bytes) or len(secret) < MIN_KEY_BYTES:
+        raise ValueError(f"{what} is at least {MIN_KEY_BYTES} bytes of secret")
 
 
 def _words(secret: bytes, label: bytes) -> Iterator[int]:

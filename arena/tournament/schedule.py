@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from arena.engine import GameKey
-from arena.engine.deals import KEY_BYTES, MIN_KEY_BYTES
+from arena.engine.deals import KEY_BYTES, check_secret
 
 _GAME_LABEL: Final = b"schmier-arena/game:"
 _RUN_SEED_LABEL: Final = b"schmier-arena/run-seed:"
@@ -40,8 +40,7 @@ class RunKey:
     secret: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.secret, bytes) or len(self.secret) < MIN_KEY_BYTES:
-            raise ValueError(f"a run key is at least {MIN_KEY_BYTES} bytes of secret")
+        check_secret(self.secret, "a run key")
 
     def __repr__(self) -> str:
         return "RunKey(<secret>)"
