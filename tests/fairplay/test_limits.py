@@ -42,6 +42,9 @@ SAMPLES = REPO / "sample_bots"
 ARENA = [sys.executable, "-c", "from arena.cli import app; app()"]
 _MiB = 1024 * 1024
 LIMIT = 256 * _MiB
+# The memory controller charges pages in per-CPU batches (MEMCG_CHARGE_BATCH, at most 64
+# pages of 4 KiB), so its recorded peak can pass the limit by up to one batch.
+_CHARGE_BATCH_BYTES = 64 * 4096
 # The bot's seats: team 0. Random and greedy play teams 1 and 2.
 BOT_SEATS = (0, 3)
 REAPED = re.compile(
@@ -102,9 +105,12 @@ def test_memory_limit_holds_for_all_the_bots_processes_together(tmp_path: Path) 
         assert all(workers["holding"][i] for i in survivors), workers
         killed = [code for code in workers["exit"] if code != 0]
         assert killed == [-signal.SIGKILL] * len(killed), workers
-        # The kernel's own count of the bot's memory: near the limit, never over it.
+        # The kernel's own count of the bot's memory: near the limit, and over it by no more
+        # than the pages the kernel charges in one batch (a CI run peaked one page over).
         assert process.memory_peak_bytes is not None
-        assert 150 * _MiB < process.memory_peak_bytes <= LIMIT, process.memory_peak_bytes
+        assert 150 * _MiB < process.memory_peak_bytes <= LIMIT + _CHARGE_BATCH_BYTES, (
+            process.memory_peak_bytes
+        )
         assert process.oom_kills >= len(killed), log
         # Without its workers the bot cannot play on: its seat's fault, as its process ended.
         assert "cannot play on" in log, log
