@@ -12,14 +12,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
-from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport
 from arena.tournament.schedule import RunKey
 from arena.tournament.stats import win_rate_interval
+from arena.wire.loop import run as run_loop
 
 
 @dataclass(frozen=True)

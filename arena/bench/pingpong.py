@@ -12,11 +12,12 @@ import sys
 import time
 from typing import Any
 
-import grpc
-
-import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.referee.server import MAX_MESSAGE_BYTES, SERVICE_NAME
 from arena.v1 import arena_pb2 as pb
+from arena.wire.grpc_env import configure_grpc
+
+configure_grpc()  # grpc reads its settings once, when first imported
+import grpc  # noqa: E402
 
 
 def sample_request() -> pb.RefereeMessage:
@@ -25,7 +26,7 @@ def sample_request() -> pb.RefereeMessage:
 
     from arena.engine import Game, view
     from arena.engine.randomplay import random_action
-    from arena.referee.protocol import KIND_TO_PB, legal_to_pb, view_to_pb
+    from arena.wire.protocol import KIND_TO_PB, legal_to_pb, view_to_pb
 
     game = Game(seed=3)
     rng = random.Random(3)
@@ -118,6 +119,6 @@ async def _client(address: str) -> None:
 
 
 if __name__ == "__main__":
-    from arena.referee.loop import run as run_loop
+    from arena.wire.loop import run as run_loop
 
     run_loop(_client(sys.argv[1]))

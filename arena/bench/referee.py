@@ -12,13 +12,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
+from arena.bench.inprocess import load_python_bot, play_game_in_process
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
-from arena.referee.inprocess import load_python_bot, play_game_in_process
-from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import TableSettings
+from arena.wire.loop import run as run_loop
 
 from . import median_of
 from .pingpong import serve_pingpong

@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import grpc
-
 from arena.bots import MANIFEST_NAME, BotProcess, BotSpec, Limits, start_bot
 from arena.bots.process import BotStartError
 from arena.bots.sandbox import (
@@ -28,9 +26,13 @@ from arena.bots.sandbox import (
     runtime_paths,
     sandbox_problem,
 )
+from arena.wire.grpc_env import configure_grpc
 
 from .server import SeatLink, TokenRegistry, create_server, new_token
 from .table import GameSeed, OnGame, Table, TableSettings, game_key
+
+configure_grpc()  # grpc reads its settings once, when first imported
+import grpc  # noqa: E402
 
 MANUAL_JOIN_TIMEOUT_S = 600.0
 SEAT_LINGER_S = 1.0  # a seat's socket outlives its match by this much (Referee.withdraw)

@@ -19,12 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import grpc
 from google.protobuf.message import DecodeError
 
 from arena.v1 import arena_pb2 as pb
+from arena.wire.grpc_env import configure_grpc
+from arena.wire.protocol import PROTOCOL_VERSION
 
-from .protocol import PROTOCOL_VERSION
+configure_grpc()  # grpc reads its settings once, when first imported
+import grpc  # noqa: E402
 
 SERVICE_NAME: Final = "arena.v1.Referee"
 MAX_MESSAGE_BYTES: Final = 64 * 1024  # far above any honest message (a join, an answer)

@@ -28,9 +28,7 @@ from arena.engine import (
 )
 from arena.engine.game import team_of
 from arena.v1 import arena_pb2 as pb
-
-from .policy import Fault, FaultKind, fallback_action
-from .protocol import (
+from arena.wire.protocol import (
     KIND_TO_PB,
     EventTranslator,
     WrongKindError,
@@ -38,6 +36,8 @@ from .protocol import (
     legal_to_pb,
     view_to_pb,
 )
+
+from .policy import Fault, FaultKind, fallback_action
 from .server import LinkClosedError, SeatLink
 
 SEATS = 6

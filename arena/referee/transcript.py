@@ -12,12 +12,11 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
 from arena.v1 import arena_pb2 as pb
+from arena.wire.loop import run as run_loop
 
-from .loop import run as run_loop
 from .match import Match, MatchPlan, Referee
 
 SEED = 11

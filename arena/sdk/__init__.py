@@ -11,9 +11,6 @@ Every decision has a default answer (pass; the longest suit; the smallest legal
 discard; the first legal card), so a bot overrides only what it cares about.
 """
 
-# First: it sets grpc's environment (the polling transport), which only counts if it
-# happens before grpc is imported. Bots on the event engine took 4x as long per answer.
-import arena.referee  # noqa: F401
 from arena.sdk.bot import Bot, Decision, RefereeRefused, run
 
 __all__ = ["Bot", "Decision", "RefereeRefused", "run"]

@@ -7,8 +7,6 @@ import os
 import sys
 from typing import Any
 
-import grpc  # after arena.referee (see arena/sdk/__init__.py), which sets its environment
-
 from arena.engine import (
     PASS,
     TRUMPS,
@@ -20,8 +18,10 @@ from arena.engine import (
     Suit,
 )
 from arena.engine.cards import most_trumps
-from arena.referee.loop import run as run_loop
-from arena.referee.protocol import (
+from arena.v1 import arena_pb2 as pb
+from arena.wire.grpc_env import configure_grpc
+from arena.wire.loop import run as run_loop
+from arena.wire.protocol import (
     KIND_FROM_PB,
     PROTOCOL_VERSION,
     SUIT_FROM_PB,
@@ -29,7 +29,11 @@ from arena.referee.protocol import (
     legal_from_pb,
     parse_cards,
 )
-from arena.v1 import arena_pb2 as pb
+
+configure_grpc()  # grpc reads its settings once, when first imported
+import grpc  # noqa: E402
+
+from arena.v1 import arena_pb2_grpc  # noqa: E402 - generated; it imports grpc
 
 
 class RefereeRefused(RuntimeError):
@@ -121,11 +125,8 @@ class Bot:
 async def play_stream(bot: Bot, address: str, token: str) -> str:
     """Join as the seat of ``token`` and answer until the match ends; return the reason."""
     async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(
-            "/arena.v1.Referee/Play",
-            request_serializer=pb.BotMessage.SerializeToString,
-            response_deserializer=pb.RefereeMessage.FromString,
-        )()
+        # The generated stub has no type annotations; its Play is a stream-stream call.
+        call = arena_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
         join = pb.Join(
             token=token,
             bot_name=bot.name,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
-from arena.referee.loop import run as run_loop
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
 from arena.tournament.schedule import RunKey
+from arena.wire.loop import run as run_loop
 
 
 @dataclass(frozen=True)

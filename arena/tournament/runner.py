@@ -27,7 +27,6 @@ from typing import Any
 
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
-from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import GameReport, TableSettings
 from arena.tournament.results import (
@@ -39,6 +38,7 @@ from arena.tournament.results import (
     entrant_label,
 )
 from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
+from arena.wire.loop import run as run_loop
 
 LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bots to join
 # In every run's identity, so that a run dealt another way is never resumed with these deals.

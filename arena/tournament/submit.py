@@ -15,12 +15,12 @@ from pathlib import Path
 from arena.bots import BotBuildError, BotSpec, build_bot, load_bot, read_log_tail
 from arena.bots.samples import sample_bot
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
-from arena.referee.loop import run as run_loop
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.table import TableSettings
 from arena.tournament.registry import RegisteredBot, Registry
 from arena.tournament.schedule import RunKey
+from arena.wire.loop import run as run_loop
 
 OPPONENTS = ("random", "greedy")
 CANDIDATE_SEATS = (0, 3)  # the candidate plays team 0 (R1.2)

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import arena.referee  # noqa: F401 - grpc's environment first
 from arena.bots import BotSpecError, load_bot
 from arena.bots.process import bot_environment
 from arena.bots.sandbox import WORKDIR, Sandbox, sandbox_problem, sandboxed

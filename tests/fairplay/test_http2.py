@@ -33,11 +33,11 @@ import pytest
 from arena.bots import BotSpec, load_bot
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import FaultKind
-from arena.referee.protocol import PROTOCOL_VERSION
 from arena.referee.server import SeatLink, new_token
 from arena.referee.table import TableSettings
 from arena.tournament.play import PlayResult, play_one_game
 from arena.v1 import arena_pb2 as pb
+from arena.wire.protocol import PROTOCOL_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 H2_BOT = Path(__file__).resolve().parent / "bots" / "h2_abuse"

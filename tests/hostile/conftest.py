@@ -1,8 +1,9 @@
 """The hostile suite starts real bot processes; ``bots/`` holds that zoo, not tests."""
 
-# The referee package sets grpc's environment (quiet logs, no fork handlers) and must be
-# imported before grpc is; the test modules import grpc themselves.
-import arena.referee  # noqa: F401
+from arena.wire.grpc_env import configure_grpc
+
+# grpc reads its settings once, on import, and the test modules import grpc themselves.
+configure_grpc()
 
 collect_ignore = ["bots"]
 

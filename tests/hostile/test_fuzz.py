@@ -32,10 +32,10 @@ from referee.harness import MatchRun, check_games, join_message, open_stream
 from arena.engine import Card, MalformedActionError
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind
-from arena.referee.protocol import CARD_TEXTS
 from arena.referee.table import GameReport, Table, TableSettings
 from arena.sdk.bot import play_stream
 from arena.v1 import arena_pb2 as pb
+from arena.wire.protocol import CARD_TEXTS
 
 from .helpers import TALLY, Steady, play_in_process, sample
 
@@ -448,7 +448,7 @@ def test_card_texts_must_be_exact(fuzz: FuzzMatch) -> None:
 
     proto/arena/v1/arena.proto: "Cards are two-character strings: rank 2-9, T, J, Q, K, A,
     then suit C, D, H, S"; docs/PROTOCOL.md: a card string that is not a card is
-    ``malformed``; ``arena.referee.protocol.parse_cards``: "exact canonical text only".
+    ``malformed``; ``arena.wire.protocol.parse_cards``: "exact canonical text only".
     """
     seen = {}
     for name, variant in (("lower case", str.lower), ("padded", lambda t: f" {t} ")):

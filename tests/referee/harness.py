@@ -20,9 +20,9 @@ from arena.engine import Action, Game, replay
 from arena.engine.record import recorded_actions
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind, fallback_action
-from arena.referee.protocol import PROTOCOL_VERSION
 from arena.referee.table import GameReport, Table, TableSettings
 from arena.v1 import arena_pb2 as pb
+from arena.wire.protocol import PROTOCOL_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_BOTS = Path(__file__).resolve().parent / "bots"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-import arena.referee  # noqa: F401 - grpc's environment first
 from arena.engine import DecisionKind
 from arena.referee.policy import FaultKind
 from arena.referee.server import SeatLink

@@ -1,4 +1,6 @@
 """The SDK tests run bots as real processes against a real referee."""
 
-# The referee package sets grpc's environment and must be imported before grpc is.
-import arena.referee  # noqa: F401
+from arena.wire.grpc_env import configure_grpc
+
+# grpc reads its settings once, on import, and the test modules import grpc themselves.
+configure_grpc()

@@ -30,17 +30,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import arena.referee  # noqa: F401 - sets grpc's environment before grpc is imported
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "referee" / "bots"))
 
-import botlib
+import botlib  # first: it sets grpc's environment (configure_grpc) and imports grpc
 import grpc
 
 from arena.engine import Action, DecisionKind
-from arena.referee.protocol import PROTOCOL_VERSION, action_to_answer
 from arena.sdk import Decision
 from arena.v1 import arena_pb2 as pb
+from arena.wire.protocol import PROTOCOL_VERSION, action_to_answer
 
 PLAY = "/arena.v1.Referee/Play"
 BEHAVIOURS = (

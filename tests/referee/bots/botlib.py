@@ -28,14 +28,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from arena.engine import CARDS, JOKER, PASS, TRUMPS, Action, DecisionKind, Suit
 from arena.engine.cards import ACE, TRUMP_MASKS, TWO, card_of, left_bauer, right_bauer
 from arena.engine.randomplay import random_discard
-from arena.referee.protocol import PROTOCOL_VERSION, action_to_answer
 from arena.sdk import Bot, Decision
 from arena.v1 import arena_pb2 as pb
+from arena.wire.grpc_env import configure_grpc
+from arena.wire.protocol import PROTOCOL_VERSION, action_to_answer
+
+configure_grpc()  # grpc reads its settings once, when first imported
+import grpc  # noqa: E402
 
 FAULT_MODES = (
     "card_not_held",  # every play: a card the seat does not hold (R7.2)

@@ -24,9 +24,9 @@ from typing import Any
 
 import hpack
 
-from arena.referee.protocol import PROTOCOL_VERSION, action_to_answer
 from arena.sdk import Bot, Decision
 from arena.v1 import arena_pb2 as pb
+from arena.wire.protocol import PROTOCOL_VERSION, action_to_answer
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 # HTTP/2 frame types (RFC 9113 section 6)

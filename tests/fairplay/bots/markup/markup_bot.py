@@ -12,10 +12,10 @@ import os
 import sys
 
 from arena.engine import DecisionKind
-from arena.referee.loop import run as run_loop
-from arena.referee.protocol import PROTOCOL_VERSION, action_to_answer
 from arena.sdk import Bot, Decision
 from arena.v1 import arena_pb2 as pb
+from arena.wire.loop import run as run_loop
+from arena.wire.protocol import PROTOCOL_VERSION, action_to_answer
 
 CARD_TEXTS = (
     "[/]",  # closes a tag that was never opened: rich raises MarkupError
@@ -31,7 +31,7 @@ LOG_LINE = "log: \x1b[31m[bold red]red[/] \x1b]0;pwned\x07 \u202eevil\r\x08 [/]"
 
 
 async def play(address: str, token: str) -> None:
-    import grpc  # after arena.referee (imported above), which sets grpc's environment
+    import grpc  # arena.sdk has set grpc's environment (configure_grpc)
 
     legal = Bot()
     hostile = iter(CARD_TEXTS)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from arena.engine import Game, view
 from arena.referee.policy import fallback_action
-from arena.referee.protocol import (
+from arena.sdk.bot import Bot, Decision
+from arena.v1 import arena_pb2 as pb
+from arena.wire.protocol import (
     KIND_TO_PB,
     EventTranslator,
     action_to_answer,
@@ -22,8 +24,6 @@ from arena.referee.protocol import (
     legal_to_pb,
     view_to_pb,
 )
-from arena.sdk.bot import Bot, Decision
-from arena.v1 import arena_pb2 as pb
 
 
 def load_python_bot(directory: Path) -> Bot:
