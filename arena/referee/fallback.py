@@ -1,0 +1,30 @@
+"""What the referee plays in a seat's place: after a fault, and for a seat auto-played."""
+
+from __future__ import annotations
+
+from arena.engine import PASS, PLAYS, TRUMPS, Action, Discard, DiscardRule, Game, Play
+from arena.engine.cards import most_trumps
+
+
+def fallback_action(game: Game) -> Action:
+    """The deterministic action played for a seat that faulted or is auto-played.
+
+    - bid: pass (R4.2);
+    - trump: the suit of which the bidder holds most cards, counting the bauers and the
+      joker as that suit's trumps; ties go to clubs, diamonds, hearts, spades in order;
+    - discard: the smallest legal discard, ``DiscardRule.example()`` (none for a
+      non-dealer; for the dealer the required cards first, then the lowest cards);
+    - play: the legal card of lowest index (clubs, diamonds, hearts, spades, 2 up to A,
+      then the joker).
+    """
+    legal = game.legal()
+    if isinstance(legal, DiscardRule):
+        return Discard(legal.example())
+    if not legal:
+        raise ValueError("R9.1: the game is over; there is nothing to play")
+    first = legal[0]
+    if first is PASS:
+        return PASS
+    if first in TRUMPS:
+        return TRUMPS[most_trumps(game.hand(game.to_act))]
+    return PLAYS[min(a.card.index for a in legal if isinstance(a, Play))]
