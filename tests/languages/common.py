@@ -8,7 +8,6 @@ from pathlib import Path
 
 from bots.helpers import alive_processes_in_group
 
-# The referee package sets grpc's environment and must be imported before grpc is.
 from arena.bots import BotSpec, load_bot
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
