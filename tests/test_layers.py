@@ -1,0 +1,25 @@
+"""The dependency order of the packages (README, "Layout"), kept by import-linter.
+
+The contracts live in pyproject.toml ([tool.importlinter]): the CLI at the top, the engine
+at the bottom, the referee and the SDK side by side on the wire, gRPC only where it is
+spoken, and an engine without I/O or generated messages.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_layer_imports_only_the_layers_below_it() -> None:
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint_imports is not None, "import-linter is a test dependency (pyproject.toml)"
+    done = subprocess.run(
+        [lint_imports, "--no-cache"], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Contracts: 3 kept, 0 broken." in done.stdout, done.stdout
