@@ -1,29 +1,108 @@
-"""What the referee does when a bot is late or wrong: fault kinds and fallback actions.
+"""What the referee does when a bot is late or wrong: one policy per fault kind.
 
-Every fault is recorded, told to the bot in a ``Notice``, and answered by playing the
-documented deterministic fallback (:mod:`.fallback`) in the bot's place (docs/PROTOCOL.md).
+Every fault is recorded with what the bot sent and what was played instead (``Fault``).
+``POLICY`` says, for each kind, everything else the referee does about it: whether the
+seat is auto-played from then on, whether the bot's own answer may still arrive late,
+whether the bot is told in a ``Notice``, whether its time bank is emptied, whether the
+documented deterministic fallback (:mod:`.fallback`) is played in its place, and which
+submission check the fault fails (docs/PROTOCOL.md, "Faults").
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
+from types import MappingProxyType
+from typing import Final
+
+from arena.wire.answers import FaultKind
 
 from .fallback import fallback_action
 
-__all__ = ["Fault", "FaultKind", "fallback_action"]
+__all__ = [
+    "POLICY",
+    "SUBMISSION_CHECKS",
+    "Fault",
+    "FaultKind",
+    "FaultPolicy",
+    "fallback_action",
+]
+
+# The checks ``arena submit`` reports, in order; each fault kind fails exactly one of them.
+JOINS: Final = "starts and joins within the deadline"
+ANSWERS_LEGALLY: Final = "answers every decision legally"
+ANSWERS_IN_TIME: Final = "answers in time"
+STAYS_CONNECTED: Final = "stays connected until the match ends"
+SUBMISSION_CHECKS: Final = (JOINS, ANSWERS_LEGALLY, ANSWERS_IN_TIME, STAYS_CONNECTED)
 
 
-class FaultKind(Enum):
-    ILLEGAL = "illegal"  # a well-formed answer the rules forbid (the reason cites the rule)
-    WRONG_REQUEST = "wrong_request"  # an answer whose request id is not the open request
-    WRONG_KIND = "wrong_kind"  # an answer for another kind of decision (wrong phase)
-    MALFORMED = "malformed"  # bytes that are not a BotMessage, or an unreadable answer
-    TIMEOUT = "timeout"  # no answer within the decision time plus the overage bank
-    FLOOD = "flood"  # messages sent while no decision was open, beyond a small allowance
-    CLOSED = "closed"  # the stream closed or the process died; auto-played from then on
-    NO_JOIN = "no_join"  # the seat did not join before the join deadline; auto-played
-    STALLED = "stalled"  # the bot stopped reading its messages; auto-played from then on
+@dataclass(frozen=True, slots=True)
+class FaultPolicy:
+    """What the referee does about one kind of fault, besides recording it."""
+
+    auto_play: bool  # the seat is auto-played (fallbacks) for the rest of the match
+    # The request ended without its answer, which may still come: one late answer to it
+    # is expected and dropped, not counted as a flood.
+    late_answer_expected: bool
+    notice: bool  # the bot is told (a bot that is gone or not reading cannot be)
+    empties_bank: bool  # the overage bank is spent: the next requests get the bare time
+    # The fault can end an open request, and then the fallback is played in the bot's
+    # place; the other kinds happen between requests (and a seat they switch to
+    # auto-play gets the fallback at each of its turns).
+    plays_fallback: bool
+    check: str  # the submission check the fault fails (one of SUBMISSION_CHECKS)
+
+
+def _answer_fault(late_answer_expected: bool = False) -> FaultPolicy:
+    return FaultPolicy(
+        auto_play=False,
+        late_answer_expected=late_answer_expected,
+        notice=True,
+        empties_bank=False,
+        plays_fallback=True,
+        check=ANSWERS_LEGALLY,
+    )
+
+
+def _gone(check: str, plays_fallback: bool = True) -> FaultPolicy:
+    return FaultPolicy(
+        auto_play=True,
+        late_answer_expected=False,
+        notice=False,
+        empties_bank=False,
+        plays_fallback=plays_fallback,
+        check=check,
+    )
+
+
+POLICY: Final[Mapping[FaultKind, FaultPolicy]] = MappingProxyType(
+    {
+        FaultKind.ILLEGAL: _answer_fault(),
+        # The bot's answer to this request may still be on its way behind what was read.
+        FaultKind.WRONG_REQUEST: _answer_fault(late_answer_expected=True),
+        FaultKind.WRONG_KIND: _answer_fault(),
+        FaultKind.MALFORMED: _answer_fault(late_answer_expected=True),
+        FaultKind.TIMEOUT: FaultPolicy(
+            auto_play=False,
+            late_answer_expected=True,
+            notice=True,
+            empties_bank=True,
+            plays_fallback=True,
+            check=ANSWERS_IN_TIME,
+        ),
+        FaultKind.FLOOD: FaultPolicy(
+            auto_play=False,
+            late_answer_expected=False,
+            notice=True,
+            empties_bank=False,
+            plays_fallback=False,
+            check=ANSWERS_LEGALLY,
+        ),
+        FaultKind.CLOSED: _gone(STAYS_CONNECTED),
+        FaultKind.NO_JOIN: _gone(JOINS, plays_fallback=False),
+        FaultKind.STALLED: _gone(ANSWERS_IN_TIME),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -36,4 +115,5 @@ class Fault:
     kind: FaultKind
     reason: str
     sent: str = ""  # what the bot sent, abbreviated
-    fallback: str = ""
+    fallback: str = ""  # the action played in the bot's place, if one was
+    request_id: int = 0  # the request the fault answered; 0 between requests

@@ -14,12 +14,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf.message import DecodeError
-
 from arena.engine import (
     Action,
     DecisionKind,
-    EngineError,
     Game,
     GameKey,
     IllegalActionError,
@@ -28,16 +25,15 @@ from arena.engine import (
 )
 from arena.engine.game import team_of
 from arena.v1 import arena_pb2 as pb
+from arena.wire.answers import Refusal, Stale, decode_answer
 from arena.wire.protocol import (
     KIND_TO_PB,
     EventTranslator,
-    WrongKindError,
-    answer_to_action,
     legal_to_pb,
     view_to_pb,
 )
 
-from .policy import Fault, FaultKind, fallback_action
+from .policy import POLICY, Fault, FaultKind, fallback_action
 from .server import LinkClosedError, SeatLink
 
 SEATS = 6
@@ -93,6 +89,21 @@ class _SeatState:
     notices: list[pb.Notice] = field(default_factory=list)  # faults not yet told
     unanswered: int = 0  # faulted requests whose own (late) answer may still arrive
     stale: int = 0  # unasked-for answers during the current decision
+
+
+@dataclass(frozen=True, slots=True)
+class _Exchange:
+    """One request and what came of it: the bot's action, or the refusal in its place."""
+
+    answer: Action | Refusal
+    asked_at: float
+    sent_at: float | None  # None: the request was never delivered
+    answered_at: float
+
+    @property
+    def elapsed(self) -> float:
+        """The bot's time: from delivery to answer; an undelivered request takes none."""
+        return 0.0 if self.sent_at is None else self.answered_at - self.sent_at
 
 
 OnGame = Callable[[GameReport], Awaitable[None] | None]
@@ -167,7 +178,6 @@ class Table:
         self.join_wait_seconds = time.monotonic() - waiting_since
         for state in self.seats:
             if not state.link.joined.is_set():
-                state.auto = True
                 reason = (
                     "the bot's process ended before it joined"
                     if state.link.gone.is_set()
@@ -232,10 +242,9 @@ class Table:
         return events
 
     async def _turn(self, state: _SeatState, game: Game) -> None:
-        """Ask the seat to act and apply its answer; any fault plays the fallback (policy)."""
+        """One decision of the seat: ask, charge the time it took, settle (policy)."""
         if state.auto or not state.link.connected:
             if not state.auto:
-                state.auto = True
                 self._fault(state, FaultKind.CLOSED, state.link.close_reason)
             game.apply(fallback_action(game))
             return
@@ -243,14 +252,12 @@ class Table:
         assert kind is not None
         state.stale = 0
         state.request_id += 1
-        request_id = state.request_id
-        time_ms = self.settings.decision_ms
         request = pb.DecisionRequest(
-            id=request_id,
+            id=state.request_id,
             kind=KIND_TO_PB[kind],
             view=view_to_pb(view(game, state.link.seat), self._game_index),
             legal=legal_to_pb(game.legal()),
-            time_ms=time_ms,
+            time_ms=self.settings.decision_ms,
             bank_ms=int(state.bank_ms),
         )
         message = pb.RefereeMessage(events=self._take_events(state, game), request=request)
@@ -258,8 +265,17 @@ class Table:
             dropped, state.link.overflow = state.link.overflow, 0
             self._fault(state, FaultKind.FLOOD, f"{dropped} unrequested messages were dropped")
             await self._tell_faults(state)
-        action: Action | None = None
-        fault: tuple[FaultKind, str, str] | None = None
+        exchange = await self._ask(state, kind, message)
+        self._charge(state, exchange)
+        await self._settle(state, game, exchange.answer)
+
+    async def _ask(
+        self, state: _SeatState, kind: DecisionKind, message: pb.RefereeMessage
+    ) -> _Exchange:
+        """Send the request and wait for its answer, or for the fault that replaces it."""
+        request_id = state.request_id
+        time_ms = self.settings.decision_ms
+        answer: Action | Refusal
         sent_at: float | None = None
         asked_at = time.monotonic()
         try:
@@ -273,50 +289,50 @@ class Table:
                 deadline.reschedule(
                     asyncio.get_running_loop().time() + (time_ms + state.bank_ms) / 1000
                 )
-                action, fault = await self._await_answer(state, kind, request_id)
+                answer = await self._await_answer(state, kind, request_id)
         except TimeoutError:
             if sent_at is None:
                 state.link.close()
-                fault = (FaultKind.STALLED, "the bot does not read its messages", "")
+                answer = Refusal(FaultKind.STALLED, "the bot does not read its messages")
             else:
-                action, fault = await self._answer_already_here(state, kind, request_id)
-                if action is None and fault is None:
-                    state.bank_ms = 0.0
-                    fault = (FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank", "")
+                late = await self._answer_already_here(state, kind, request_id)
+                timeout = Refusal(FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank")
+                answer = timeout if late is None else late
         except LinkClosedError:
-            fault = (FaultKind.CLOSED, state.link.close_reason, "")
-        if fault is not None and fault[0] in (FaultKind.CLOSED, FaultKind.STALLED):
-            state.auto = True
-        answered_at = time.monotonic()
-        elapsed = 0.0 if sent_at is None else answered_at - sent_at  # undelivered: no time
+            answer = Refusal(FaultKind.CLOSED, state.link.close_reason)
+        return _Exchange(answer, asked_at, sent_at, time.monotonic())
+
+    def _charge(self, state: _SeatState, exchange: _Exchange) -> None:
+        """The decision's time goes to the seat's statistics, and beyond its time to the bank."""
         stats = state.stats
+        elapsed = exchange.elapsed
         stats.decisions += 1
         stats.seconds_total += elapsed
         stats.seconds_max = max(stats.seconds_max, elapsed)
-        self.round_trips.append(answered_at - asked_at)
-        over_ms = elapsed * 1000 - time_ms
+        self.round_trips.append(exchange.answered_at - exchange.asked_at)
+        over_ms = elapsed * 1000 - self.settings.decision_ms
         if over_ms > 0:
             state.bank_ms = max(0.0, state.bank_ms - over_ms)
-        if action is not None:
+
+    async def _settle(self, state: _SeatState, game: Game, answer: Action | Refusal) -> None:
+        """Apply the answer; a refused one is a fault, and the fallback is played instead."""
+        if not isinstance(answer, Refusal):
             try:
-                game.apply(action)  # the one door: it refuses an illegal action unchanged
+                game.apply(answer)  # the one door: it refuses an illegal action unchanged
                 if state.notices:  # e.g. a flood noticed while waiting
                     await self._tell_faults(state)
                 return
             except IllegalActionError as error:
-                fault = (FaultKind.ILLEGAL, str(error), str(action))
-        assert fault is not None
-        if fault[0] in (FaultKind.TIMEOUT, FaultKind.MALFORMED, FaultKind.WRONG_REQUEST):
-            state.unanswered += 1  # the bot's own answer to this request may still come
+                answer = Refusal(FaultKind.ILLEGAL, str(error), str(answer))
+        assert POLICY[answer.kind].plays_fallback, answer
         fallback = fallback_action(game)
         game.apply(fallback)
-        fault_kind, reason, sent = fault
-        self._fault(state, fault_kind, reason, sent, str(fallback), request_id)
+        self._fault(state, answer.kind, answer.reason, answer.sent, str(fallback), state.request_id)
         await self._tell_faults(state)
 
     async def _answer_already_here(
         self, state: _SeatState, kind: DecisionKind, request_id: int
-    ) -> tuple[Action | None, tuple[FaultKind, str, str] | None]:
+    ) -> Action | Refusal | None:
         """After the deadline: an answer that is already waiting still counts.
 
         If the referee itself was slow (a busy machine), the answer may have arrived in
@@ -324,19 +340,19 @@ class Table:
         """
         await asyncio.sleep(0)  # let the stream's reader hand over what has arrived
         if state.link.inbox.empty():
-            return None, None
+            return None
         try:
             async with asyncio.timeout(0):
                 return await self._await_answer(state, kind, request_id)
         except TimeoutError:
-            return None, None
+            return None
         except LinkClosedError:
-            return None, (FaultKind.CLOSED, state.link.close_reason, "")
+            return Refusal(FaultKind.CLOSED, state.link.close_reason)
 
     async def _await_answer(
         self, state: _SeatState, kind: DecisionKind, request_id: int
-    ) -> tuple[Action | None, tuple[FaultKind, str, str] | None]:
-        """Read until the answer to ``request_id``; return it, or the fault that replaced it.
+    ) -> Action | Refusal:
+        """Read until the answer to ``request_id``; return it, or the refusal that replaced it.
 
         The caller bounds the wait with the decision's deadline.
         """
@@ -344,42 +360,16 @@ class Table:
             raw = await state.link.inbox.get()
             if raw is None:
                 raise LinkClosedError
-            try:
-                message = pb.BotMessage.FromString(raw)
-            except DecodeError:
-                return None, (FaultKind.MALFORMED, "not a BotMessage", _abbreviate(raw))
-            if message.WhichOneof("body") != "answer":
-                return None, (
-                    FaultKind.MALFORMED,
-                    "expected an Answer, got " + str(message.WhichOneof("body")),
-                    _abbreviate(raw),
-                )
-            answer = message.answer
-            if answer.request_id != request_id:
-                if 0 < answer.request_id < request_id:
-                    self._stale_answer(state)
-                    continue
-                return None, (
-                    FaultKind.WRONG_REQUEST,
-                    f"answer to request {answer.request_id}; the open request is {request_id}",
-                    _abbreviate(raw),
-                )
-            try:
-                action = answer_to_action(answer, kind)
-            except IllegalActionError as error:
-                return None, (FaultKind.ILLEGAL, str(error), _abbreviate(raw))
-            except WrongKindError as error:
-                return None, (FaultKind.WRONG_KIND, str(error), _abbreviate(raw))
-            except EngineError as error:
-                return None, (FaultKind.MALFORMED, str(error), _abbreviate(raw))
-            return action, None
+            answer = decode_answer(raw, kind, request_id)
+            if not isinstance(answer, Stale):
+                return answer
+            self._stale_answer(state)
 
     async def _send(self, state: _SeatState, message: pb.RefereeMessage) -> bool:
         if not state.link.connected:
             return False
         ok = await state.link.send(message, SEND_TIMEOUT)
         if not ok and not state.auto:
-            state.auto = True
             self._fault(
                 state,
                 FaultKind.STALLED,
@@ -407,6 +397,7 @@ class Table:
         fallback: str = "",
         request_id: int = 0,
     ) -> None:
+        """Record a fault and do what the policy says about its kind."""
         game = self._game
         fault = Fault(
             self._game_index,
@@ -416,9 +407,17 @@ class Table:
             reason,
             sent,
             fallback,
+            request_id,
         )
         self.faults.append(fault)
-        if kind not in (FaultKind.CLOSED, FaultKind.STALLED, FaultKind.NO_JOIN):
+        policy = POLICY[kind]
+        if policy.auto_play:
+            state.auto = True
+        if policy.late_answer_expected:
+            state.unanswered += 1
+        if policy.empties_bank:
+            state.bank_ms = 0.0
+        if policy.notice:
             state.notices.append(
                 pb.Notice(kind=kind.value, reason=reason, request_id=request_id, fallback=fallback)
             )
@@ -455,8 +454,3 @@ class Table:
             seats=[s.stats for s in self.seats],
             faults=faults,
         )
-
-
-def _abbreviate(raw: bytes | str, limit: int = 120) -> str:
-    text = raw if isinstance(raw, str) else raw[:limit].hex()
-    return text[:limit] + ("…" if len(raw) > limit else "")

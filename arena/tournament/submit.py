@@ -16,7 +16,7 @@ from arena.bots import BotBuildError, BotSpec, build_bot, load_bot, read_log_tai
 from arena.bots.samples import sample_bot
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.policy import Fault, FaultKind
+from arena.referee.policy import JOINS, POLICY, SUBMISSION_CHECKS, Fault
 from arena.referee.table import TableSettings
 from arena.tournament.registry import RegisteredBot, Registry
 from arena.tournament.schedule import RunKey
@@ -24,19 +24,6 @@ from arena.wire.loop import run as run_loop
 
 OPPONENTS = ("random", "greedy")
 CANDIDATE_SEATS = (0, 3)  # the candidate plays team 0 (R1.2)
-
-CHECKS: dict[str, tuple[FaultKind, ...]] = {
-    "starts and joins within the deadline": (FaultKind.NO_JOIN,),
-    "answers every decision legally": (
-        FaultKind.ILLEGAL,
-        FaultKind.MALFORMED,
-        FaultKind.WRONG_KIND,
-        FaultKind.WRONG_REQUEST,
-        FaultKind.FLOOD,
-    ),
-    "answers in time": (FaultKind.TIMEOUT, FaultKind.STALLED),
-    "stays connected until the match ends": (FaultKind.CLOSED,),
-}
 
 
 @dataclass(frozen=True)
@@ -126,10 +113,10 @@ def validate(
                 spec, games, settings, log_dir, sandbox, workdir_bytes, (root, *private)
             )
         )
-        for check, kinds in CHECKS.items():
-            failed = [f for f in faults if f.kind in kinds]
+        for check in SUBMISSION_CHECKS:
+            failed = [f for f in faults if POLICY[f.kind].check == check]
             detail = _describe(failed) if failed else ""
-            if failed and check.startswith("starts"):
+            if failed and check == JOINS:
                 codes = [c for c in returncodes if c is not None]
                 if codes:
                     detail += f"; the process exited with status {codes[0]}"

@@ -10,6 +10,7 @@ from arena.engine import DecisionKind
 from arena.referee.policy import FaultKind
 from arena.referee.server import SeatLink
 from arena.referee.table import Table, TableSettings, _SeatState
+from arena.wire.answers import Refusal
 
 
 def test_stream_closed_at_the_deadline_is_a_closed_fault() -> None:
@@ -18,8 +19,7 @@ def test_stream_closed_at_the_deadline_is_a_closed_fault() -> None:
         table = Table("m", links, [1], TableSettings(), ["a", "b", "c"])
         links[2].close()  # the stream ended just as the deadline passed
         state = _SeatState(links[2])
-        action, fault = await table._answer_already_here(state, DecisionKind.PLAY, 1)
-        assert action is None
-        assert fault is not None and fault[0] is FaultKind.CLOSED
+        answer = await table._answer_already_here(state, DecisionKind.PLAY, 1)
+        assert isinstance(answer, Refusal) and answer.kind is FaultKind.CLOSED
 
     asyncio.run(main())
