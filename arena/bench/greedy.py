@@ -15,7 +15,7 @@ from pathlib import Path
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
 from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.table import GameReport
+from arena.referee.result import GameResult
 from arena.tournament.schedule import RunKey
 from arena.tournament.stats import win_rate_interval
 from arena.wire.loop import run as run_loop
@@ -42,7 +42,7 @@ async def _play(games_per_seat: int, seed: int, jobs: int, log_dir: Path) -> Gre
     greedy, random_bot = load_bot(sample_bot("greedy")), load_bot(sample_bot("random"))
     run_key = RunKey.from_seed(seed)  # a benchmark: reproducible, so guessable
     seeds = [run_key.game(k) for k in range(games_per_seat)]
-    reports: list[tuple[int, GameReport]] = []
+    reports: list[tuple[int, GameResult]] = []
     started = time.perf_counter()
     slots = asyncio.Semaphore(jobs)
     async with Referee() as referee:

@@ -34,6 +34,7 @@ from arena.wire.protocol import (
 )
 
 from .policy import POLICY, Fault, FaultKind, fallback_action
+from .result import GameResult, SeatStats
 from .server import LinkClosedError, SeatLink
 
 SEATS = 6
@@ -51,44 +52,20 @@ class TableSettings:
 
 
 @dataclass
-class SeatStats:
-    """Per seat and game: decisions, their times, bids, faults."""
-
-    decisions: int = 0
-    seconds_total: float = 0.0
-    seconds_max: float = 0.0
-    bids_made: int = 0
-    bids_won: int = 0
-    faults: int = 0
-
-
-@dataclass
-class GameReport:
-    """Everything the tournament keeps of one finished game."""
-
-    game_index: int
-    seed: GameKey  # what the game was dealt from: never written to a record or a log
-    winner: int | None
-    scores: tuple[int, int, int]
-    deals: int
-    duration_s: float
-    record: dict[str, Any]
-    seats: list[SeatStats]
-    faults: list[Fault]
-
-
-@dataclass
 class _SeatState:
     link: SeatLink
     cursor: int = 0  # index into game.events of the next event to send
     bank_ms: float = 0.0
     request_id: int = 0
     auto: bool = False  # auto-played for the rest of the match
-    stats: SeatStats = field(default_factory=SeatStats)
+    stats: SeatStats = field(init=False)  # of the game being played
     pending_start: pb.Event | None = None  # the GameStarted event not yet sent
     notices: list[pb.Notice] = field(default_factory=list)  # faults not yet told
     unanswered: int = 0  # faulted requests whose own (late) answer may still arrive
     stale: int = 0  # unasked-for answers during the current decision
+
+    def __post_init__(self) -> None:
+        self.stats = SeatStats(self.link.seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +83,7 @@ class _Exchange:
         return 0.0 if self.sent_at is None else self.answered_at - self.sent_at
 
 
-OnGame = Callable[[GameReport], Awaitable[None] | None]
+OnGame = Callable[[GameResult], Awaitable[None] | None]
 # A game's key; an int is a guessable seed for tests and benchmarks (GameKey.from_seed).
 GameSeed = GameKey | int
 
@@ -155,11 +132,11 @@ class Table:
             for index, seed in enumerate(self.seeds):
                 if skip and index in skip:
                     continue
-                report = await self.play_game(index, seed)
+                result = await self.play_game(index, seed)
                 if on_game is not None:
-                    result = on_game(report)
-                    if result is not None:
-                        await result
+                    stored = on_game(result)
+                    if stored is not None:
+                        await stored
         finally:
             await self.close("finished")
 
@@ -201,7 +178,7 @@ class Table:
 
     # --- one game -----------------------------------------------------------------------
 
-    async def play_game(self, index: int, seed: GameSeed) -> GameReport:
+    async def play_game(self, index: int, seed: GameSeed) -> GameResult:
         key = game_key(seed)
         game = self._game = Game(key, draw_limit=self.settings.draw_limit)
         self._translator = EventTranslator(game.events)
@@ -213,7 +190,7 @@ class Table:
         for state in self.seats:
             state.cursor = 0
             state.bank_ms = float(self.settings.overage_ms)
-            state.stats = SeatStats()
+            state.stats = SeatStats(state.link.seat)
             state.pending_start = start_event
         deal_number = game.deal_number
         while not game.is_over:
@@ -222,7 +199,7 @@ class Table:
                 deal_number = game.deal_number
                 # The seat to act next gets these events at once, with its request.
                 await self._flush_all(game, skip=None if game.is_over else game.to_act)
-        return self._report(game, index, key, time.monotonic() - started)
+        return self._result(game, index, key, time.monotonic() - started)
 
     async def _flush_all(self, game: Game, skip: int | None = None) -> None:
         """At the end of a deal and of the game every seat gets its events (R10)."""
@@ -307,8 +284,8 @@ class Table:
         stats = state.stats
         elapsed = exchange.elapsed
         stats.decisions += 1
-        stats.seconds_total += elapsed
-        stats.seconds_max = max(stats.seconds_max, elapsed)
+        stats.decision_seconds_total += elapsed
+        stats.decision_seconds_max = max(stats.decision_seconds_max, elapsed)
         self.round_trips.append(exchange.answered_at - exchange.asked_at)
         over_ms = elapsed * 1000 - self.settings.decision_ms
         if over_ms > 0:
@@ -428,10 +405,10 @@ class Table:
         for notice in notices:
             await self._send(state, pb.RefereeMessage(notice=notice))
 
-    def _report(self, game: Game, index: int, seed: GameKey, duration: float) -> GameReport:
-        """The game's report; it also carries faults from before it (e.g. a missed join)."""
+    def _result(self, game: Game, index: int, key: GameKey, duration: float) -> GameResult:
+        """The game's result; it also carries faults from before it (e.g. a missed join)."""
         assert game.outcome is not None
-        faults = self.faults[self._faults_before :]
+        faults = tuple(self.faults[self._faults_before :])
         self._faults_before = len(self.faults)
         for state in self.seats:
             state.stats.faults = sum(1 for f in faults if f.seat == state.link.seat)
@@ -443,14 +420,15 @@ class Table:
             if deal.points[team_of(deal.bidder)] >= deal.contract:
                 stats.bids_won += 1
         meta = dict(self.meta, match_id=self.match_id, game_index=index)
-        return GameReport(
+        return GameResult(
             game_index=index,
-            seed=seed,
+            key=key,
             winner=game.outcome.winner,
             scores=game.outcome.scores,
             deals=game.outcome.deals,
+            deal_points=tuple(deal.points for deal in game.deals),
             duration_s=duration,
             record=to_record(game, meta),
-            seats=[s.stats for s in self.seats],
+            seats=tuple(state.stats for state in self.seats),
             faults=faults,
         )

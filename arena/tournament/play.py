@@ -14,14 +14,15 @@ from pathlib import Path
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
-from arena.referee.table import GameReport, TableSettings
+from arena.referee.result import GameResult
+from arena.referee.table import TableSettings
 from arena.tournament.schedule import RunKey
 from arena.wire.loop import run as run_loop
 
 
 @dataclass(frozen=True)
 class PlayResult:
-    report: GameReport
+    report: GameResult
     record_path: Path
     log_dir: Path
     entrants: tuple[BotSpec, BotSpec, BotSpec]
@@ -84,7 +85,7 @@ def play_one_game(
         private=(out_dir,),
         limits=limits or Limits(),
     )
-    reports: list[GameReport] = []
+    reports: list[GameResult] = []
 
     async def main() -> None:
         async with Referee() as referee:

@@ -11,10 +11,12 @@ may open the same file; WAL mode lets readers (reports) run while a tournament i
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,23 +24,21 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal, Self
 
+from arena.referee.result import GameResult
 from arena.tournament import stats
 
 __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
     "DuplicateGameError",
-    "FaultRow",
-    "GameResult",
     "ResultsStore",
     "ResultsStoreError",
     "RunInfo",
     "RunStatus",
-    "SeatStats",
     "entrant_label",
 ]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 # Written to the SQLite header so that an unrelated database that happens to carry the same
 # user_version is not mistaken for a results store. The bytes spell "SchA".
 APPLICATION_ID: Final = 0x53636841
@@ -48,6 +48,22 @@ RunStatus = Literal["running", "finished", "interrupted"]
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 _ZLIB_LEVEL: Final = 6
+
+# One row per ``policy.Fault``, a column per field (its game index is its game's).
+_FAULTS_TABLE: Final = """
+    CREATE TABLE faults (
+        id          INTEGER PRIMARY KEY,
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        deal_number INTEGER NOT NULL,
+        seat        INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
+        kind        TEXT NOT NULL,
+        reason      TEXT NOT NULL,
+        request_id  INTEGER NOT NULL,
+        sent        TEXT NOT NULL,
+        fallback    TEXT NOT NULL
+    ) STRICT
+    """
+_FAULTS_INDEX: Final = "CREATE INDEX faults_by_game ON faults (game_id)"
 
 # STRICT tables make SQLite reject values of the wrong type instead of silently storing them.
 _SCHEMA: Final[tuple[str, ...]] = (
@@ -121,17 +137,8 @@ _SCHEMA: Final[tuple[str, ...]] = (
         PRIMARY KEY (game_id, seat)
     ) STRICT
     """,
-    """
-    CREATE TABLE faults (
-        id      INTEGER PRIMARY KEY,
-        game_id INTEGER NOT NULL REFERENCES games (id),
-        seat    INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
-        kind    TEXT NOT NULL,
-        reason  TEXT NOT NULL,
-        detail  TEXT NOT NULL
-    ) STRICT
-    """,
-    "CREATE INDEX faults_by_game ON faults (game_id)",
+    _FAULTS_TABLE,
+    _FAULTS_INDEX,
 )
 
 
@@ -141,45 +148,6 @@ class ResultsStoreError(Exception):
 
 class DuplicateGameError(ResultsStoreError):
     """A game with this (run, match key, game index) is already stored."""
-
-
-@dataclass(frozen=True)
-class SeatStats:
-    """Statistics of one seat (one bot process) over one game."""
-
-    seat: int  # 0..5; the seat's team is seat % 3
-    decisions: int = 0
-    decision_seconds_total: float = 0.0
-    decision_seconds_max: float = 0.0
-    bids_made: int = 0
-    bids_won: int = 0
-    points_won: int = 0  # points of the seat's *team* over the game; equal for both team seats
-    faults: int = 0
-
-
-@dataclass(frozen=True)
-class FaultRow:
-    """One fault committed by a seat (timeout, illegal move, crash...)."""
-
-    seat: int
-    kind: str
-    reason: str
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """Everything stored about one finished game."""
-
-    game_index: int
-    winner: int | None  # winning team 0..2, None for a draw
-    scores: tuple[int, int, int]  # final score per team
-    deals: int
-    duration_s: float
-    record: Mapping[str, Any]  # the JSON game record; stored zlib-compressed
-    seats: tuple[SeatStats, ...]  # exactly one per seat 0..5
-    faults: tuple[FaultRow, ...] = ()
-    finished_at: str | None = None  # ISO 8601; None means "now"
 
 
 @dataclass(frozen=True)
@@ -217,14 +185,9 @@ def _validate_game(game: GameResult) -> None:
     seats = sorted(s.seat for s in game.seats)
     if seats != list(range(6)):
         raise ValueError(f"seats must hold exactly one entry for each seat 0..5, got {seats}")
-    by_seat = {s.seat: s for s in game.seats}
-    for team in range(3):
-        first, second = by_seat[team].points_won, by_seat[team + 3].points_won
-        if first != second:
-            raise ValueError(
-                f"points_won is per team, but seats {team} and {team + 3} disagree: "
-                f"{first} != {second}"
-            )
+    for points in game.deal_points:
+        if len(points) != 3:
+            raise ValueError(f"deal points must have one entry per team, got {points!r}")
     for fault in game.faults:
         if fault.seat not in range(6):
             raise ValueError(f"fault seat must be 0..5, got {fault.seat}")
@@ -434,6 +397,7 @@ class ResultsStore:
         fully stored or not at all. Raises ``DuplicateGameError`` if the game is already stored.
         """
         _validate_game(game)
+        team_points = game.team_points
         blob = _compress_record(game.record)
         finished_at = game.finished_at if game.finished_at is not None else _now()
         with self._write() as conn:
@@ -494,15 +458,31 @@ class ResultsStore:
                         s.decision_seconds_max,
                         s.bids_made,
                         s.bids_won,
-                        s.points_won,
+                        team_points[s.seat % 3],  # points are won by teams: both seats get them
                         s.faults,
                     )
                     for s in sorted(game.seats, key=lambda s: s.seat)
                 ],
             )
             conn.executemany(
-                "INSERT INTO faults (game_id, seat, kind, reason, detail) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, f.seat, f.kind, f.reason, f.detail) for f in game.faults],
+                """
+                INSERT INTO faults (game_id, deal_number, seat, kind, reason,
+                                    request_id, sent, fallback)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    (
+                        game_id,
+                        f.deal_number,
+                        f.seat,
+                        f.kind.value,
+                        f.reason,
+                        f.request_id,
+                        f.sent,
+                        f.fallback,
+                    )
+                    for f in game.faults
+                ],
             )
         return game_id
 
@@ -656,8 +636,11 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
             f"(application_id={application_id}, user_version={version})"
         )
     if application_id == APPLICATION_ID and version == 1:
-        _migrate_from_1(conn, path)
-        version = SCHEMA_VERSION
+        _migrate(conn, path, 1, _migrate_from_1)
+        version = 2
+    if application_id == APPLICATION_ID and version == 2:
+        _migrate(conn, path, 2, _migrate_from_2)
+        version = 3
     if application_id == APPLICATION_ID and version != SCHEMA_VERSION:
         raise ResultsStoreError(
             f"{path} has results schema version {version}, but this arena only knows version "
@@ -725,20 +708,70 @@ _MIGRATION_FROM_1: Final[tuple[str, ...]] = (
 )
 
 
-def _migrate_from_1(conn: sqlite3.Connection, path: Path) -> None:
+def _migrate_from_1(conn: sqlite3.Connection) -> None:
+    for statement in _MIGRATION_FROM_1:
+        conn.execute(statement)
+
+
+# Version 2 kept a fault's ``sent`` and ``fallback`` in one ``detail`` text written as
+# ``sent='…' fallback='…'``; version 3 keeps them, the deal number and the request id in
+# columns of their own. Version 2 did not keep the last two: its faults get 0 for both
+# (0 is also what a fault between requests records). A detail not of that form is kept
+# whole as ``sent``.
+_DETAIL = re.compile(r"sent=(?P<sent>'.*'|\".*\") fallback=(?P<fallback>'.*'|\".*\")", re.DOTALL)
+
+
+def _split_detail(detail: str) -> tuple[str, str]:
+    """(sent, fallback) of a version 2 fault's ``detail``."""
+    found = _DETAIL.fullmatch(detail)
+    if found is None:
+        return detail, ""
+    try:
+        sent, fallback = ast.literal_eval(found["sent"]), ast.literal_eval(found["fallback"])
+    except (ValueError, SyntaxError):
+        return detail, ""
+    if not isinstance(sent, str) or not isinstance(fallback, str):
+        return detail, ""
+    return sent, fallback
+
+
+def _migrate_from_2(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE faults RENAME TO faults_v2")
+    conn.execute("DROP INDEX faults_by_game")
+    conn.execute(_FAULTS_TABLE)
+    conn.execute(_FAULTS_INDEX)
+    rows = conn.execute("SELECT id, game_id, seat, kind, reason, detail FROM faults_v2")
+    conn.executemany(
+        """
+        INSERT INTO faults (id, game_id, deal_number, seat, kind, reason,
+                            request_id, sent, fallback)
+        VALUES (?, ?, 0, ?, ?, ?, 0, ?, ?)
+        """,
+        [(*row[:5], *_split_detail(row[5])) for row in rows.fetchall()],
+    )
+    conn.execute("DROP TABLE faults_v2")
+
+
+def _migrate(
+    conn: sqlite3.Connection,
+    path: Path,
+    version: int,
+    step: Callable[[sqlite3.Connection], None],
+) -> None:
+    """Upgrade the store from ``version`` to the next, in one transaction."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         # Another process may have migrated the file between our check and taking the lock.
-        if conn.execute("PRAGMA user_version").fetchone()[0] == 1:
-            for statement in _MIGRATION_FROM_1:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION:d}")
+        if conn.execute("PRAGMA user_version").fetchone()[0] == version:
+            step(conn)
+            # PRAGMA arguments cannot be bound parameters; the value is our own integer.
+            conn.execute(f"PRAGMA user_version={version + 1:d}")
         conn.execute("COMMIT")
     except sqlite3.DatabaseError as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise ResultsStoreError(
-            f"cannot upgrade results store {path} from schema version 1: {exc}"
+            f"cannot upgrade results store {path} from schema version {version}: {exc}"
         ) from exc
     except BaseException:
         if conn.in_transaction:

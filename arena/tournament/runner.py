@@ -28,15 +28,9 @@ from typing import Any
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.table import GameReport, TableSettings
-from arena.tournament.results import (
-    DuplicateGameError,
-    FaultRow,
-    GameResult,
-    ResultsStore,
-    SeatStats,
-    entrant_label,
-)
+from arena.referee.result import GameResult
+from arena.referee.table import TableSettings
+from arena.tournament.results import DuplicateGameError, ResultsStore, entrant_label
 from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
 from arena.wire.loop import run as run_loop
 
@@ -115,42 +109,6 @@ class RunSummary:
 
 
 OnProgress = Callable[[RunProgress], None]
-
-
-def seat_stats(report: GameReport) -> tuple[SeatStats, ...]:
-    points = [0, 0, 0]
-    for deal in report.record["deals"]:
-        for team, won in enumerate(deal.get("points_won", (0, 0, 0))):
-            points[team] += won
-    return tuple(
-        SeatStats(
-            seat=seat,
-            decisions=s.decisions,
-            decision_seconds_total=s.seconds_total,
-            decision_seconds_max=s.seconds_max,
-            bids_made=s.bids_made,
-            bids_won=s.bids_won,
-            points_won=points[seat % 3],
-            faults=s.faults,
-        )
-        for seat, s in enumerate(report.seats)
-    )
-
-
-def game_result(report: GameReport) -> GameResult:
-    return GameResult(
-        game_index=report.game_index,
-        winner=report.winner,
-        scores=report.scores,
-        deals=report.deals,
-        duration_s=report.duration_s,
-        record=report.record,
-        seats=seat_stats(report),
-        faults=tuple(
-            FaultRow(f.seat, f.kind.value, f.reason, f"sent={f.sent!r} fallback={f.fallback!r}")
-            for f in report.faults
-        ),
-    )
 
 
 class TournamentRunner:
@@ -271,17 +229,17 @@ class TournamentRunner:
             await asyncio.gather(*(m.shutdown() for m in self._matches))
 
     def _store_game(
-        self, scheduled: ScheduledMatch, summary: RunSummary, report: GameReport
+        self, scheduled: ScheduledMatch, summary: RunSummary, result: GameResult
     ) -> None:
         """Commit one finished game (one transaction) and count it."""
         try:
-            self.store.record_game(self.config.run_id, scheduled.key, game_result(report))
+            self.store.record_game(self.config.run_id, scheduled.key, result)
         except DuplicateGameError:
             return  # already stored (the run lock makes this unexpected): keep the first
 
         summary.played += 1
-        summary.decisions += sum(s.decisions for s in report.seats)
-        self._count(scheduled, report)
+        summary.decisions += sum(s.decisions for s in result.seats)
+        self._count(scheduled, result)
 
     def _plan(self, scheduled: ScheduledMatch) -> MatchPlan:
         config = self.config
@@ -299,13 +257,13 @@ class TournamentRunner:
             private=_private_paths(config.db_path, self.log_dir),
         )
 
-    def _count(self, scheduled: ScheduledMatch, report: GameReport) -> None:
+    def _count(self, scheduled: ScheduledMatch, result: GameResult) -> None:
         progress = self.progress
         progress.done += 1
         labels = self.config.labels
         for team, entrant in enumerate(scheduled.entrants):
             progress.games_by_entrant[labels[entrant]] += 1
-            if report.winner == team:
+            if result.winner == team:
                 progress.wins[labels[entrant]] += 1
         self._emit()
 

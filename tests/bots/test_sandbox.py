@@ -53,7 +53,7 @@ def test_a_default_game_sandboxes_bots_from_network_files_and_other_bots(
     specs = [load_bot(HERE / "sandbox_probe"), load_bot(other), load_bot(SAMPLE_BOTS / "greedy")]
     result = play_one_game(specs, 3, tmp_path)
     listener.close()
-    assert result.report.faults == [], result.report.faults
+    assert result.report.faults == (), result.report.faults
     replay(result.report.record)
     for seat in (0, 3):
         found = probe_report(result.log_dir / f"seat{seat}.log")

@@ -76,7 +76,7 @@ def play_clean(attacker: BotSpec, out: Path) -> PlayResult:
     """One game with default options; no seat may record a fault."""
     opponents = [load_bot(SAMPLES / "random"), load_bot(SAMPLES / "greedy")]
     result = play_one_game([attacker, *opponents], SEED, out)
-    assert result.report.faults == [], result.report.faults
+    assert result.report.faults == (), result.report.faults
     assert all(seat.faults == 0 for seat in result.report.seats)
     return result
 
@@ -167,7 +167,7 @@ def test_the_environment_is_the_allowlist_and_the_manifests_names(
     monkeypatch.setenv("SB_WANTED", "asked for by name")
     opponents = [load_bot(SAMPLES / "random"), load_bot(SAMPLES / "greedy")]
     result = play_one_game([load_bot(BOTS / "sb_env"), *opponents], SEED, tmp_path, sandbox=sandbox)
-    assert result.report.faults == [], result.report.faults
+    assert result.report.faults == (), result.report.faults
     for seat in ATTACKER_SEATS:
         found = report_of(result, seat)
         env = found["env"]

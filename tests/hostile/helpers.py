@@ -30,7 +30,8 @@ from arena.engine import PASS, Action
 from arena.engine.randomplay import BID_PROBABILITY, random_discard
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import FaultKind
-from arena.referee.table import GameReport, Table, TableSettings
+from arena.referee.result import GameResult
+from arena.referee.table import Table, TableSettings
 from arena.sdk import Bot, Decision
 from arena.sdk.bot import play_stream
 
@@ -239,8 +240,8 @@ def run_scenario(
             hostile.launch()
             good.launch()
             side = asyncio.ensure_future(alongside(hostile, good)) if alongside else None
-            zoo_reports: list[GameReport] = []
-            good_reports: list[GameReport] = []
+            zoo_reports: list[GameResult] = []
+            good_reports: list[GameResult] = []
             zoo_table, good_table = await asyncio.gather(
                 hostile.play(on_game=zoo_reports.append),
                 good.play(on_game=good_reports.append),
@@ -292,7 +293,7 @@ def check_common(scenario: Scenario) -> None:
     # The table beside it did not notice: complete, faultless, and its decisions sane.
     check_games(good)
     assert good.faults == [], good.faults
-    slowest = max(s.seconds_max for report in good.reports for s in report.seats)
+    slowest = max(s.decision_seconds_max for report in good.reports for s in report.seats)
     assert slowest < SANE_DECISION_S, f"the good table's slowest decision took {slowest:.3f} s"
     # The referee still serves: a good match after it, with no fault at all.
     assert scenario.after.faults == []

@@ -32,7 +32,8 @@ from referee.harness import MatchRun, check_games, join_message, open_stream
 from arena.engine import Card, MalformedActionError
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind
-from arena.referee.table import GameReport, Table, TableSettings
+from arena.referee.result import GameResult
+from arena.referee.table import Table, TableSettings
 from arena.sdk.bot import play_stream
 from arena.v1 import arena_pb2 as pb
 from arena.wire.protocol import CARD_TEXTS
@@ -131,7 +132,7 @@ class FuzzMatch:
     match: Match
     seat: FuzzSeat
     playing: Any  # concurrent future of the match and its players
-    reports: list[GameReport]
+    reports: list[GameResult]
     log_dir: Path
     pending: pb.DecisionRequest | None = None
     expected: dict[str, int] = field(default_factory=dict)  # fault kind -> examples
@@ -207,7 +208,7 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FuzzMatch]:
     thread = threading.Thread(target=loop.run_forever, name="fuzz-referee", daemon=True)
     thread.start()
     log_dir = tmp_path_factory.mktemp("fuzz")
-    reports: list[GameReport] = []
+    reports: list[GameResult] = []
 
     def run(coroutine: Any, timeout: float = 60.0) -> Any:
         return asyncio.run_coroutine_threadsafe(coroutine, loop).result(timeout)

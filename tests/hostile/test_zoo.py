@@ -132,7 +132,7 @@ def bank_drainer(s: Scenario) -> None:
             assert charged >= before["over"] - DELIVERY_GRACE_MS, drawn
         assert banks[-1] < 120  # drawn down until the bot stopped overdrawing
         slowest = (FAST.decision_ms + 80 - DELIVERY_GRACE_MS) / 1000  # the same gap, as above
-        assert s.zoo.reports[0].seats[seat].seconds_max >= slowest
+        assert s.zoo.reports[0].seats[seat].decision_seconds_max >= slowest
 
 
 def wrong_phase(s: Scenario) -> None:

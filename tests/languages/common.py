@@ -11,7 +11,8 @@ from bots.helpers import alive_processes_in_group
 from arena.bots import BotSpec, load_bot
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.table import GameReport, Table, TableSettings
+from arena.referee.result import GameResult
+from arena.referee.table import Table, TableSettings
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = REPO / "sample_bots" / "random"
@@ -23,7 +24,7 @@ def play_match(
     log_dir: Path,
     seeds: list[int],
     address: str | None = None,
-) -> tuple[Match, Table, list[GameReport]]:
+) -> tuple[Match, Table, list[GameResult]]:
     plan = MatchPlan(
         match_id=f"{entrants[0].name}-vs-random",
         entrants=entrants,
@@ -33,7 +34,7 @@ def play_match(
         seed=7,
         sandbox=False,
     )
-    reports: list[GameReport] = []
+    reports: list[GameResult] = []
 
     async def main() -> tuple[Match, Table]:
         async with Referee(address) as referee:
@@ -45,7 +46,7 @@ def play_match(
 
 
 def check_first_team_clean(
-    match: Match, table: Table, reports: list[GameReport], games: int, name: str
+    match: Match, table: Table, reports: list[GameResult], games: int, name: str
 ) -> list[str]:
     """Every game complete and replayable, no fault on seats 0 and 3; their logs returned."""
     assert len(reports) == games

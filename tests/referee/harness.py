@@ -20,7 +20,8 @@ from arena.engine import Action, Game, replay
 from arena.engine.record import recorded_actions
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind, fallback_action
-from arena.referee.table import GameReport, Table, TableSettings
+from arena.referee.result import GameResult
+from arena.referee.table import Table, TableSettings
 from arena.v1 import arena_pb2 as pb
 from arena.wire.protocol import PROTOCOL_VERSION
 
@@ -50,7 +51,7 @@ class MatchRun:
 
     match: Match
     table: Table
-    reports: list[GameReport]
+    reports: list[GameResult]
     log_dir: Path
     address: str = ""
     extra: dict[str, object] = field(default_factory=dict)
@@ -114,7 +115,7 @@ def run_match(
         seed=seed,
         sandbox=False,
     )
-    reports: list[GameReport] = []
+    reports: list[GameResult] = []
     result: dict[str, object] = {}
 
     async def main() -> MatchRun:
@@ -167,7 +168,7 @@ def check_seat_decisions(run: MatchRun, seat: int) -> list[Faulted]:
     k = 0
     for report in run.reports:
         record = report.record
-        game = Game(report.seed, draw_limit=int(record["draw_limit"]))
+        game = Game(report.key, draw_limit=int(record["draw_limit"]))
         for action in recorded_actions(record):
             if game.to_act == seat:
                 k += 1

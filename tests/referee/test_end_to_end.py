@@ -26,22 +26,25 @@ def test_full_game_between_six_processes(tmp_path: Path) -> None:
     assert record["result"]["winner"] == report.winner
     assert record["result"]["scores"] == list(report.scores)
     assert record["result"]["draw"] is (report.winner is None)
-    assert "seed" not in record and report.seed == GameKey.from_seed(7)
-    replay(record, report.seed)  # dealt from the game's key
+    assert "seed" not in record and report.key == GameKey.from_seed(7)
+    replay(record, report.key)  # dealt from the game's key
     assert record["meta"]["match_id"] == "test-7"
     assert [e["name"] for e in record["meta"]["entrants"]] == ["greedy", "random", "random"]
 
-    assert run.faults == [] and report.faults == []
+    assert run.faults == [] and report.faults == ()
     for seat, stats in enumerate(report.seats):
         assert stats.faults == 0, seat
         assert stats.decisions >= 1, seat
-        assert stats.seconds_total > 0, seat
-        assert 0 < stats.seconds_max <= stats.seconds_total, seat
+        assert stats.decision_seconds_total > 0, seat
+        assert 0 < stats.decision_seconds_max <= stats.decision_seconds_total, seat
     # Every decision of the record was asked of a seat and answered by it.
     assert sum(s.decisions for s in report.seats) == game.decisions
     # Bids made and won are counted for the bidder of each played deal.
     played = [d for d in record["deals"] if not d["thrown_in"]]
     assert sum(s.bids_made for s in report.seats) == len(played)
+    # The points of each deal are the engine's, as the record has them too.
+    won = tuple(tuple(d.get("points_won", (0, 0, 0))) for d in record["deals"])
+    assert report.deal_points == won and sum(map(sum, won)) > 0
 
     # Every seat joined under its entrant's name; no process outlives the match.
     for seat, link in enumerate(run.match.links):

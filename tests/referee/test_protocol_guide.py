@@ -62,7 +62,7 @@ def test_an_answer_sent_before_its_request_is_the_answer_to_it(
 
 def first_action_of(run: MatchRun, seat: int) -> object:
     record = run.reports[0].record
-    game = Game(run.reports[0].seed, draw_limit=int(record["draw_limit"]))
+    game = Game(run.reports[0].key, draw_limit=int(record["draw_limit"]))
     for action in recorded_actions(record):
         if game.to_act == seat:
             return action

@@ -14,7 +14,8 @@ from bots.helpers import alive_processes_in_group
 from arena.bots import load_bot
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.table import GameReport, Table, TableSettings
+from arena.referee.result import GameResult
+from arena.referee.table import Table, TableSettings
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = TableSettings(decision_ms=200, overage_ms=300, join_timeout_s=3)
@@ -119,7 +120,7 @@ def test_twenty_line_bot_plays_a_full_game(tmp_path: Path) -> None:
     plan = MatchPlan(
         "sdk-minimal", entrants, seeds=[11], log_dir=tmp_path / "logs", settings=FAST, sandbox=False
     )
-    reports: list[GameReport] = []
+    reports: list[GameResult] = []
 
     async def main() -> tuple[Match, Table]:
         async with Referee() as referee:
@@ -129,7 +130,7 @@ def test_twenty_line_bot_plays_a_full_game(tmp_path: Path) -> None:
     match, table = asyncio.run(main())
     assert table.faults == []
     (report,) = reports
-    assert report.faults == []
+    assert report.faults == ()
     game = replay(report.record)
     assert game.outcome is not None and game.outcome.winner == report.winner
     for seat in (0, 2, 3, 5):  # the minimal bot's seats

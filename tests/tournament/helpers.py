@@ -20,7 +20,9 @@ from pathlib import Path
 from bots.helpers import live_processes, wait_until_none
 
 from arena.bots import BotSpec, load_bot
-from arena.tournament.results import FaultRow, ResultsStore, RunInfo, SeatStats, entrant_label
+from arena.referee.policy import Fault, FaultKind
+from arena.referee.result import SeatStats
+from arena.tournament.results import ResultsStore, RunInfo, entrant_label
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
@@ -74,7 +76,8 @@ class StoredGame:
     finished_at: str
     entrant_ids: tuple[int, int, int]  # by team
     seats: tuple[SeatStats, ...]  # ordered by seat
-    faults: tuple[FaultRow, ...]  # in the order they were recorded
+    points_won: tuple[int, ...]  # by seat: the points of the seat's team
+    faults: tuple[Fault, ...]  # in the order they were recorded
 
 
 @dataclass(frozen=True)
@@ -135,21 +138,21 @@ def find_game(store: ResultsStore, game_id: int) -> StoredGame | None:
         ).fetchone()
         if row is None:
             return None
-        seats = tuple(
-            SeatStats(*r)
+        seat_rows = conn.execute(
+            """
+            SELECT seat, decisions, decision_seconds_total, decision_seconds_max,
+                   bids_made, bids_won, faults, points_won
+            FROM seat_stats WHERE game_id = ? ORDER BY seat
+            """,
+            (game_id,),
+        ).fetchall()
+        faults = tuple(
+            Fault(row[3], r[0], r[1], FaultKind(r[2]), *r[3:])
             for r in conn.execute(
                 """
-                SELECT seat, decisions, decision_seconds_total, decision_seconds_max,
-                       bids_made, bids_won, points_won, faults
-                FROM seat_stats WHERE game_id = ? ORDER BY seat
+                SELECT deal_number, seat, kind, reason, sent, fallback, request_id
+                FROM faults WHERE game_id = ? ORDER BY id
                 """,
-                (game_id,),
-            )
-        )
-        faults = tuple(
-            FaultRow(*r)
-            for r in conn.execute(
-                "SELECT seat, kind, reason, detail FROM faults WHERE game_id = ? ORDER BY id",
                 (game_id,),
             )
         )
@@ -166,7 +169,8 @@ def find_game(store: ResultsStore, game_id: int) -> StoredGame | None:
         duration_s=row[9],
         finished_at=row[10],
         entrant_ids=(row[11], row[12], row[13]),
-        seats=seats,
+        seats=tuple(SeatStats(*r[:7]) for r in seat_rows),
+        points_won=tuple(r[7] for r in seat_rows),
         faults=faults,
     )
 

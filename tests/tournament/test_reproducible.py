@@ -39,7 +39,7 @@ def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
                 "scores": game.scores,
                 "deals": game.deals,
                 "record": _without_timing(store.game_record(game_id)),
-                "points_won": [s.points_won for s in game.seats],
+                "points_won": list(game.points_won),
                 "bids": [(s.bids_made, s.bids_won) for s in game.seats],
             }
     return found

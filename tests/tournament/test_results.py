@@ -19,16 +19,17 @@ from typing import Any
 import pytest
 
 import arena
+from arena.engine import GameKey
+from arena.referee.policy import Fault, FaultKind
+from arena.referee.result import GameResult, SeatStats
 from arena.tournament import stats
 from arena.tournament.results import (
+    _MIGRATION_FROM_1,
     APPLICATION_ID,
     SCHEMA_VERSION,
     DuplicateGameError,
-    FaultRow,
-    GameResult,
     ResultsStore,
     ResultsStoreError,
-    SeatStats,
 )
 
 from .helpers import entrants, find_game, runs
@@ -41,7 +42,7 @@ def make_game(
     index: int,
     winner: int | None = 0,
     scores: tuple[int, int, int] = (12, 7, 5),
-    faults: tuple[FaultRow, ...] = (),
+    faults: tuple[Fault, ...] = (),
     record: dict[str, Any] | None = None,
 ) -> GameResult:
     seats = tuple(
@@ -52,16 +53,17 @@ def make_game(
             decision_seconds_max=0.1 + seat / 100,
             bids_made=seat % 2 + 1,
             bids_won=seat % 2,
-            points_won=scores[seat % 3],
             faults=sum(1 for f in faults if f.seat == seat),
         )
         for seat in range(6)
     )
     return GameResult(
         game_index=index,
+        key=GameKey.from_seed(index),
         winner=winner,
         scores=scores,
         deals=6,
+        deal_points=(scores, (0, 0, 0)),  # the team points are the scores, for the checks
         duration_s=1.25,
         record=record if record is not None else {"game": index, "deals": [[1, 2, 3]] * 4},
         seats=seats,
@@ -240,9 +242,63 @@ _SCHEMA_1 = (
 )
 
 
+# Version 2 wrote a fault's sent and fallback as one detail text (and no deal or request).
+OLD_FAULTS = [
+    (1, 0, "timeout", "no answer within 1000 ms plus the bank", "sent='' fallback='pass'"),
+    (2, 3, "malformed", "not a BotMessage", "sent='ff00…' fallback='play 7C'"),
+    (3, 4, "illegal", "R7.2: must follow", "sent=\"it's\" fallback='play 2C'"),
+    (4, 1, "no_join", "the bot did not join", "not written by an arena"),
+]
+UPGRADED_FAULTS = (
+    Fault(0, 0, 0, FaultKind.TIMEOUT, "no answer within 1000 ms plus the bank", "", "pass"),
+    Fault(0, 0, 3, FaultKind.MALFORMED, "not a BotMessage", "ff00…", "play 7C"),
+    Fault(0, 0, 4, FaultKind.ILLEGAL, "R7.2: must follow", "it's", "play 2C"),
+    Fault(0, 0, 1, FaultKind.NO_JOIN, "the bot did not join", "not written by an arena"),
+)
+
+
+def test_a_version_2_store_gets_its_faults_field_by_field(tmp_path: Path) -> None:
+    """Version 2 squashed a fault's sent and fallback into one detail text: opened, the
+    store has them in columns of their own, and the rest of the file as it was."""
+    path = tmp_path / "v2.db"
+    conn = sqlite3.connect(path)
+    for statement in (*_SCHEMA_1, *_MIGRATION_FROM_1):
+        conn.execute(statement)
+    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+    conn.execute("PRAGMA user_version=2")
+    conn.execute(
+        "INSERT INTO runs VALUES ('old', '2026-01-01', NULL, '{}', 'finished', 1, ?)", (KEY,)
+    )
+    conn.execute("INSERT INTO entrants VALUES (1, 'bot', '1', '[\"bot\"]')")
+    conn.execute("INSERT INTO matches VALUES (1, 'old', 'm0', 1, 1, 1, '2026-01-01', NULL)")
+    record = zlib.compress(json.dumps({"version": 1}).encode())
+    conn.execute(
+        "INSERT INTO games VALUES (1, 'old', 1, 0, 2, 1, 2, 21, 4, 1.5, ?, '2026-01-01')",
+        (record,),
+    )
+    conn.executemany("INSERT INTO faults VALUES (?, 1, ?, ?, ?, ?)", OLD_FAULTS)
+    conn.commit()
+    conn.close()
+
+    with ResultsStore.open(path) as s:
+        game = find_game(s, 1)
+        assert game is not None and game.faults == UPGRADED_FAULTS
+        assert s.fault_counts("old") == {"illegal": 1, "malformed": 1, "no_join": 1, "timeout": 1}
+        assert s.deal_key("old") == KEY
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        indexes = {row[1] for row in conn.execute("PRAGMA index_list(faults)")}
+        assert indexes == {"faults_by_game"}
+    finally:
+        conn.close()
+
+
 def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path) -> None:
-    """A store written before deal keys: opened, it becomes version 2; its games, stats and
-    records are kept; its runs keep their seed and cannot be resumed (guessable deals)."""
+    """A store written before deal keys: opened, it becomes the current version; its games,
+    stats, faults and records are kept; its runs keep their seed and cannot be resumed
+    (guessable deals)."""
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
     for statement in _SCHEMA_1:
@@ -262,6 +318,7 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
         "INSERT INTO seat_stats VALUES (1, ?, ?, 1, 3, 0.1, 0.05, 1, 0, ?, 0)",
         [(seat, seat % 3, (1, 2, 21)[seat % 3]) for seat in range(6)],
     )
+    conn.executemany("INSERT INTO faults VALUES (?, 1, ?, ?, ?, ?)", OLD_FAULTS)
     conn.commit()
     conn.close()
 
@@ -270,6 +327,7 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
         assert (run.id, run.seed, run.status) == ("old", 1, "finished")
         game = find_game(s, 1)
         assert game is not None and (game.winner, game.scores) == (2, (1, 2, 21))
+        assert game.faults == UPGRADED_FAULTS
         assert s.game_record(1) == {"version": 1, "seed": 99}
         assert len(s.entrant_game_rows("old")) == 3
         with pytest.raises(ResultsStoreError, match="older arena whose deals could be guessed"):
@@ -281,9 +339,11 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
         assert s.deal_key(RUN) == KEY
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
         assert "seed" not in columns
+        fault_columns = [row[1] for row in conn.execute("PRAGMA table_info(faults)")]
+        assert "detail" not in fault_columns and "fallback" in fault_columns
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     finally:
@@ -327,9 +387,10 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
     ids = _three_entrants(store)
     store.ensure_match(RUN, "m0", ids)
     faults = (
-        FaultRow(seat=4, kind="timeout", reason="no move within 2.0 s", detail="deal 3, trick 2"),
-        FaultRow(seat=1, kind="illegal_move", reason="card not in hand", detail="7H"),
-        FaultRow(seat=4, kind="timeout", reason="no move within 2.0 s"),
+        Fault(3, 2, 4, FaultKind.TIMEOUT, "no answer within 2000 ms", "", "play 7H", 12),
+        Fault(3, 2, 1, FaultKind.ILLEGAL, "R7.2: seat 1 does not hold 7H", "play 7H", "pass", 13),
+        Fault(3, 4, 4, FaultKind.MALFORMED, "not a BotMessage", "ff00", "play 2C", 20),
+        Fault(3, 0, 0, FaultKind.NO_JOIN, "the bot did not join before the deadline"),
     )
     game = make_game(3, winner=1, scores=(3, 21, 9), faults=faults)
     game_id = store.record_game(RUN, "m0", game)
@@ -341,6 +402,7 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
     assert (stored.deals, stored.duration_s) == (6, 1.25)
     assert stored.entrant_ids == ids
     assert stored.seats == game.seats
+    assert stored.points_won == (3, 21, 9, 3, 21, 9)
     assert stored.faults == faults
     assert stored.finished_at
     assert store.game_record(game_id) == game.record
@@ -395,7 +457,9 @@ def test_duplicate_game_is_refused_and_changes_nothing(store: ResultsStore) -> N
     store.ensure_match(RUN, "m1", ids)
     game_id = store.record_game(RUN, "m0", make_game(0))
     with pytest.raises(DuplicateGameError, match="already stored"):
-        store.record_game(RUN, "m0", make_game(0, winner=2, faults=(FaultRow(0, "k", "r"),)))
+        store.record_game(
+            RUN, "m0", make_game(0, winner=2, faults=(Fault(0, 1, 0, FaultKind.FLOOD, "r"),))
+        )
     # Same index in another match, or in another run, is a different game.
     store.record_game(RUN, "m1", make_game(0))
     store.start_run("run-2", 1, {}, KEY)
@@ -417,8 +481,9 @@ def test_record_game_validation_writes_nothing(store: ResultsStore) -> None:
         replace(good, seats=good.seats[:5]),
         replace(good, winner=3),
         replace(good, game_index=-1),
-        replace(good, faults=(FaultRow(6, "k", "r"),)),
-        replace(good, seats=(*good.seats[:5], SeatStats(seat=5, points_won=-1))),
+        replace(good, faults=(Fault(0, 1, 6, FaultKind.FLOOD, "r"),)),
+        replace(good, seats=(*good.seats[:5], SeatStats(seat=4))),
+        replace(good, deal_points=((1, 2),)),  # type: ignore[arg-type]
         replace(good, record={"x": float("nan")}),
     ]
     for bad in bad_games:
@@ -498,7 +563,10 @@ def test_entrant_rows_two_entrants_one_holding_two_teams(store: ResultsStore) ->
     a = store.upsert_entrant("alpha", "1", ["a"])
     b = store.upsert_entrant("beta", "1", ["b"])
     store.ensure_match(RUN, "aba", (a, b, a))
-    faults = (FaultRow(0, "timeout", "slow"), FaultRow(2, "timeout", "slow"))
+    faults = (
+        Fault(0, 1, 0, FaultKind.TIMEOUT, "slow"),
+        Fault(0, 1, 2, FaultKind.TIMEOUT, "slow"),
+    )
     store.record_game(RUN, "aba", make_game(0, winner=2, scores=(4, 6, 9), faults=faults))
     store.record_game(RUN, "aba", make_game(1, winner=None, scores=(5, 5, 5)))
 
@@ -531,7 +599,9 @@ _CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from arena.tournament.results import GameResult, ResultsStore, SeatStats
+    from arena.engine import GameKey
+    from arena.referee.result import GameResult, SeatStats
+    from arena.tournament.results import ResultsStore
 
     store = ResultsStore.open(Path(sys.argv[1]))
     store.start_run("crash", 1, {}, bytes(32))
@@ -539,12 +609,12 @@ _CHILD = textwrap.dedent(
     store.ensure_match("crash", "m", (eid, eid, eid))
     # A record large enough that each commit spans several pages of the WAL.
     record = {"moves": [[i, "card-%d" % (i * 7919 % 1000)] for i in range(3000)]}
-    seats = tuple(SeatStats(seat=s, decisions=s, points_won=s % 3) for s in range(6))
+    seats = tuple(SeatStats(seat=s, decisions=s) for s in range(6))
     i = 0
     while True:
         game = GameResult(
-            game_index=i, winner=i % 3, scores=(0, 1, 2), deals=1,
-            duration_s=0.0, record=record, seats=seats,
+            game_index=i, key=GameKey.from_seed(i), winner=i % 3, scores=(0, 1, 2), deals=1,
+            deal_points=((0, 1, 2),), duration_s=0.0, record=record, seats=seats,
         )
         store.record_game("crash", "m", game)
         print(i, flush=True)

@@ -164,7 +164,7 @@ def test_seat_statistics_agree_with_the_record(finished: FinishedRun) -> None:
         points = [sum(d["points_won"][team] for d in played) for team in range(3)]
         assert [s.seat for s in game.seats] == list(range(6)), where
         for seat in game.seats:
-            assert seat.points_won == points[seat.seat % 3], where
+            assert game.points_won[seat.seat] == points[seat.seat % 3], where
         # one bidder in every deal that was played out (R4.4)
         assert sum(s.bids_made for s in game.seats) == len(played), where
         for deal in played:
