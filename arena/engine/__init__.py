@@ -35,7 +35,6 @@ from arena.engine.game import (
     SEATS,
     TEAMS,
     DealLog,
-    DiscardRule,
     Game,
     Outcome,
     Phase,
@@ -44,6 +43,8 @@ from arena.engine.game import (
     left_of,
     team_of,
 )
+from arena.engine.legal import DiscardRule, Legal
+from arena.engine.randomplay import random_legal_action
 from arena.engine.record import Record, dumps, loads, replay, to_record
 from arena.engine.view import View, view
 
@@ -72,6 +73,7 @@ __all__ = [
     "Game",
     "GameKey",
     "IllegalActionError",
+    "Legal",
     "MalformedActionError",
     "NameTrump",
     "Outcome",
@@ -89,6 +91,7 @@ __all__ = [
     "left_of",
     "loads",
     "parse_action",
+    "random_legal_action",
     "replay",
     "right_bauer",
     "team_of",

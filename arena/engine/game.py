@@ -14,12 +14,8 @@ from enum import Enum
 from typing import Final
 
 from arena.engine.actions import (
-    BIDS,
     MAX_BID,
-    MIN_BID,
-    PASS,
     PLAYS,
-    TRUMPS,
     Action,
     Bid,
     DecisionKind,
@@ -43,7 +39,6 @@ from arena.engine.cards import (
     CardSet,
     Suit,
     card_of,
-    cards_of_mask,
     game_value,
     indices_of_mask,
     left_bauer,
@@ -65,6 +60,7 @@ from arena.engine.events import (
     TrickWon,
     TrumpNamed,
 )
+from arena.engine.legal import NOTHING, TRUMP_CHOICES, DiscardRule, Legal, bidding_choices
 
 SEATS: Final = 6  # R1.1
 TEAMS: Final = 3  # R1.2
@@ -101,6 +97,8 @@ _PHASE_KIND: Final = {
     Phase.PLAY: DecisionKind.PLAY,
 }
 
+_PLAY: Final = DecisionKind.PLAY
+
 _PHASE_RULE: Final = {
     Phase.BIDDING: "R4.2",
     Phase.TRUMP: "R5.1",
@@ -108,69 +106,6 @@ _PHASE_RULE: Final = {
     Phase.PLAY: "R7.2",
     Phase.OVER: "R9.1",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class DiscardRule:
-    """The legal discards for one seat, described rather than listed (R5.2-R5.4).
-
-    A discard D is legal exactly when ``must ⊆ D ⊆ may`` and
-    ``min_count <= |D| <= max_count``; every such D is legal, so a bot can build one
-    without trial and error (``example`` shows how).
-    """
-
-    seat: int
-    hand: CardSet
-    may: CardSet
-    must: CardSet
-    min_count: int
-    max_count: int
-    dealer: bool
-    rule: str
-
-    @property
-    def must_keep(self) -> CardSet:
-        return self.hand - self.may
-
-    def check(self, cards: CardSet) -> None:
-        """Raise ``IllegalActionError`` unless ``cards`` is a legal discard."""
-        if not cards.issubset(self.hand):
-            raise IllegalActionError("R5.2", f"seat {self.seat} does not hold {cards - self.hand}")
-        if not cards.issubset(self.may):
-            kept = cards - self.may
-            if self.dealer:
-                raise IllegalActionError(
-                    "R5.4", f"the dealer may not discard {kept}: it must keep {self.must_keep}"
-                )
-            raise IllegalActionError("R5.2", f"may not discard a trump: {kept}")
-        if not self.must.issubset(cards):
-            raise IllegalActionError(
-                "R5.4",
-                f"holding more than 6 trumps, the dealer must discard every non-trump "
-                f"({self.must - cards} kept)",
-            )
-        count = len(cards)
-        if not self.min_count <= count <= self.max_count:
-            if self.dealer:
-                raise IllegalActionError(
-                    "R5.3", f"the dealer must discard exactly {self.min_count} cards, not {count}"
-                )
-            raise IllegalActionError("R5.2", f"discard 0 to 3 cards, not {count}")
-
-    def is_legal(self, cards: CardSet) -> bool:
-        try:
-            self.check(cards)
-        except IllegalActionError:
-            return False
-        return True
-
-    def example(self) -> CardSet:
-        """The smallest legal discard: ``must`` plus the first cards of ``may``."""
-        mask = self.must.mask
-        spare = self.may.mask & ~mask
-        for card in cards_of_mask(spare)[: max(0, self.min_count - len(self.must))]:
-            mask |= card.bit
-        return CardSet(mask)
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,18 +331,18 @@ class Game:
     def hand(self, seat: int) -> CardSet:
         return CardSet(self.hands[seat])
 
-    def legal(self) -> list[Action] | DiscardRule:
-        """What the seat to act may do: a list, or for discards a ``DiscardRule``."""
+    def legal(self) -> Legal:
+        """What the seat to act may do (see ``arena.engine.legal``)."""
         phase = self.phase
         if phase is Phase.PLAY:
-            return [PLAYS[i] for i in indices_of_mask(self.legal_play_mask())]
+            return Legal(_PLAY, tuple([PLAYS[i] for i in indices_of_mask(self.legal_play_mask())]))
         if phase is Phase.BIDDING:
-            return [PASS, *(BIDS[n] for n in range(max(MIN_BID, self.high_bid + 1), MAX_BID + 1))]
+            return bidding_choices(self.high_bid)
         if phase is Phase.TRUMP:
-            return list(TRUMPS)
+            return TRUMP_CHOICES
         if phase is Phase.DISCARD:
-            return self.discard_rule()
-        return []
+            return Legal.of_discard(self.discard_rule())
+        return NOTHING
 
     def legal_play_mask(self) -> int:
         """R7.2: the cards the seat to act may play, as a mask."""

@@ -1,4 +1,4 @@
-"""A random legal player for the engine alone: used by the benchmark and by tests.
+"""A random legal player: the benchmark's and the tests' player, and the random sample bot's.
 
 It bids only now and then (a bot that bids at random sets itself back so often that
 games last for hundreds of deals), and otherwise picks uniformly among legal choices.
@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import random
 
-from arena.engine.actions import PASS, Action, Discard
+from arena.engine.actions import PASS, Action, DecisionKind, Discard
 from arena.engine.cards import CardSet, cards_of_mask
-from arena.engine.game import DiscardRule, Game
+from arena.engine.game import Game
+from arena.engine.legal import DiscardRule, Legal
 
 BID_PROBABILITY = 0.15
 
@@ -25,15 +26,20 @@ def random_discard(rule: DiscardRule, rng: random.Random) -> Discard:
     return Discard(CardSet(chosen))
 
 
-def random_action(game: Game, rng: random.Random) -> Action:
-    legal = game.legal()
-    if isinstance(legal, DiscardRule):
-        return random_discard(legal, rng)
-    if legal[0] is PASS:
+def random_legal_action(legal: Legal, rng: random.Random) -> Action:
+    """A random choice among ``legal``: a bid only with ``BID_PROBABILITY``, else uniform."""
+    kind = legal.kind
+    if kind is DecisionKind.DISCARD:
+        return random_discard(legal.discard_rule, rng)
+    if kind is DecisionKind.BID:
         if len(legal) == 1 or rng.random() >= BID_PROBABILITY:
             return PASS
         return rng.choice(legal[1:])
     return rng.choice(legal)
+
+
+def random_action(game: Game, rng: random.Random) -> Action:
+    return random_legal_action(game.legal(), rng)
 
 
 def play_random_game(seed: int, rng: random.Random, draw_limit: int = 200) -> Game:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.engine import PASS, PLAYS, TRUMPS, Action, Discard, DiscardRule, Game, Play
+from arena.engine import TRUMPS, Action, DecisionKind, Game
 from arena.engine.cards import most_trumps
 
 
@@ -16,15 +16,11 @@ def fallback_action(game: Game) -> Action:
       non-dealer; for the dealer the required cards first, then the lowest cards);
     - play: the legal card of lowest index (clubs, diamonds, hearts, spades, 2 up to A,
       then the joker).
+
+    All but the trump are ``Legal.example()``; once the game is over there is nothing to
+    play, and that raises ``IllegalActionError`` (R9.1).
     """
     legal = game.legal()
-    if isinstance(legal, DiscardRule):
-        return Discard(legal.example())
-    if not legal:
-        raise ValueError("R9.1: the game is over; there is nothing to play")
-    first = legal[0]
-    if first is PASS:
-        return PASS
-    if first in TRUMPS:
+    if legal.kind is DecisionKind.TRUMP:
         return TRUMPS[most_trumps(game.hand(game.to_act))]
-    return PLAYS[min(a.card.index for a in legal if isinstance(a, Play))]
+    return legal.example()

@@ -4,7 +4,7 @@
 >>> from arena.sdk import Bot, Decision, run
 >>> class Lowest(Bot):
 ...     def play(self, decision: Decision):
-...         return decision.legal[0]
+...         return decision.legal[0]  # the legal cards are listed lowest first
 >>> # run(Lowest())  # reads ARENA_ADDRESS and ARENA_TOKEN, connects, plays, returns
 
 Every decision has a default answer (pass; the longest suit; the smallest legal

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any
 
 from arena.engine import (
     PASS,
@@ -13,8 +12,8 @@ from arena.engine import (
     Action,
     CardSet,
     DecisionKind,
-    Discard,
     DiscardRule,
+    Legal,
     Suit,
 )
 from arena.engine.cards import most_trumps
@@ -70,15 +69,16 @@ class Decision:
         return SUIT_FROM_PB.get(self.request.view.trump)
 
     @functools.cached_property
-    def legal(self) -> Any:
-        """A list of actions, or a ``DiscardRule`` for ``DecisionKind.DISCARD``."""
+    def legal(self) -> Legal:
+        """The legal choices (``arena.engine.Legal``): listed for a bid, the trump or a
+        play, lowest first; for a discard, ``discard_rule`` describes them."""
         hand = self.hand if self.kind is DecisionKind.DISCARD else CardSet(0)
         return legal_from_pb(self.kind, self.request.legal, self.seat, hand)
 
     @property
     def discard_rule(self) -> DiscardRule:
-        assert isinstance(self.legal, DiscardRule)
-        return self.legal
+        """R5.2-R5.4: which cards may or must go, and how many (discard decisions only)."""
+        return self.legal.discard_rule
 
 
 class Bot:
@@ -103,10 +103,10 @@ class Bot:
         return TRUMPS[most_trumps(decision.hand)]
 
     def discard(self, decision: Decision) -> Action:
-        return Discard(decision.discard_rule.example())
+        return decision.legal.example()  # the smallest legal discard
 
     def play(self, decision: Decision) -> Action:
-        return decision.legal[0]  # type: ignore[no-any-return]
+        return decision.legal.example()  # the legal card of lowest index
 
     def on_welcome(self, welcome: pb.Welcome) -> None:
         """Called once, with the seat, team and time settings."""

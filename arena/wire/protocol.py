@@ -24,6 +24,7 @@ from arena.engine import (
     Discard,
     DiscardRule,
     IllegalActionError,
+    Legal,
     MalformedActionError,
     NameTrump,
     Pass,
@@ -239,52 +240,54 @@ def view_to_pb(view: View, game_index: int) -> pb.View:
     )
 
 
-def legal_to_pb(legal: list[Action] | DiscardRule) -> pb.LegalChoices:
-    if isinstance(legal, DiscardRule):
+def legal_to_pb(legal: Legal) -> pb.LegalChoices:
+    """The legal choices of a request, by the decision's kind (empty once the game is over)."""
+    kind = legal.kind
+    if kind is DecisionKind.PLAY:
+        return pb.LegalChoices(cards=[CARD_TEXTS[a.card.index] for a in legal if type(a) is Play])
+    if kind is DecisionKind.BID:
+        return pb.LegalChoices(bids=[a.amount if type(a) is Bid else 0 for a in legal])
+    if kind is DecisionKind.DISCARD:
+        rule = legal.discard_rule
         return pb.LegalChoices(
             discard=pb.DiscardRule(
-                may=card_texts(legal.may),
-                must=card_texts(legal.must),
-                min_count=legal.min_count,
-                max_count=legal.max_count,
-                dealer=legal.dealer,
+                may=card_texts(rule.may),
+                must=card_texts(rule.must),
+                min_count=rule.min_count,
+                max_count=rule.max_count,
+                dealer=rule.dealer,
             )
         )
-    if not legal:
-        return pb.LegalChoices()
-    first = legal[0]
-    if isinstance(first, Play):
-        return pb.LegalChoices(
-            cards=[CARD_TEXTS[a.card.index] for a in legal if isinstance(a, Play)]
-        )
-    if isinstance(first, NameTrump):
-        return pb.LegalChoices(
-            suits=[SUIT_TO_PB[a.suit] for a in legal if isinstance(a, NameTrump)]
-        )
-    return pb.LegalChoices(bids=[a.amount if isinstance(a, Bid) else 0 for a in legal])
+    if kind is DecisionKind.TRUMP:
+        return pb.LegalChoices(suits=[SUIT_TO_PB[a.suit] for a in legal if type(a) is NameTrump])
+    return pb.LegalChoices()
 
 
-def legal_from_pb(
-    kind: DecisionKind, legal: pb.LegalChoices, seat: int, hand: CardSet
-) -> list[Action] | DiscardRule:
-    """The legal choices of a request as engine values (used by the Python SDK)."""
+def legal_from_pb(kind: DecisionKind, legal: pb.LegalChoices, seat: int, hand: CardSet) -> Legal:
+    """The legal choices of a request as the engine's ``Legal`` (used by the Python SDK);
+    ``hand`` matters only for a discard."""
     if kind is DecisionKind.DISCARD:
         rule = legal.discard
-        return DiscardRule(
-            seat=seat,
-            hand=hand,
-            may=parse_cards(rule.may),
-            must=parse_cards(rule.must),
-            min_count=rule.min_count,
-            max_count=rule.max_count,
-            dealer=rule.dealer,
-            rule="R5.4" if rule.dealer else "R5.2",
+        return Legal.of_discard(
+            DiscardRule(
+                seat=seat,
+                hand=hand,
+                may=parse_cards(rule.may),
+                must=parse_cards(rule.must),
+                min_count=rule.min_count,
+                max_count=rule.max_count,
+                dealer=rule.dealer,
+                rule="R5.4" if rule.dealer else "R5.2",
+            )
         )
+    actions: tuple[Action, ...]
     if kind is DecisionKind.PLAY:
-        return [PLAYS[(_CARD_TEXT.get(t) or Card.parse(t)).index] for t in legal.cards]
-    if kind is DecisionKind.TRUMP:
-        return [TRUMPS[SUIT_FROM_PB[s]] for s in legal.suits]
-    return [BIDS[b] if b else PASS for b in legal.bids]
+        actions = tuple(PLAYS[(_CARD_TEXT.get(t) or Card.parse(t)).index] for t in legal.cards)
+    elif kind is DecisionKind.TRUMP:
+        actions = tuple(TRUMPS[SUIT_FROM_PB[s]] for s in legal.suits)
+    else:
+        actions = tuple(BIDS[b] if b else PASS for b in legal.bids)
+    return Legal.of(kind, actions)
 
 
 # --- answers -----------------------------------------------------------------------

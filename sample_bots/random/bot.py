@@ -7,8 +7,7 @@ Its randomness is seeded from ARENA_SEED and the game number, so a match replays
 import os
 import random
 
-from arena.engine import PASS
-from arena.engine.randomplay import BID_PROBABILITY, random_discard
+from arena.engine import random_legal_action
 from arena.sdk import Bot, Decision, run
 
 
@@ -25,20 +24,9 @@ class RandomBot(Bot):
             if event.WhichOneof("body") == "game_started":
                 self.rng = random.Random(f"{self.seed}:{event.game_started.game_index}")
 
-    def bid(self, decision: Decision):
-        bids = decision.legal[1:]
-        if bids and self.rng.random() < BID_PROBABILITY:
-            return self.rng.choice(bids)
-        return PASS
-
-    def trump(self, decision: Decision):
-        return self.rng.choice(decision.legal)
-
-    def discard(self, decision: Decision):
-        return random_discard(decision.discard_rule, self.rng)
-
-    def play(self, decision: Decision):
-        return self.rng.choice(decision.legal)
+    def decide(self, decision: Decision):
+        # The engine's own random player: a bid only now and then, else any legal choice.
+        return random_legal_action(decision.legal, self.rng)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ from arena.engine import (
     Bid,
     Card,
     CardSet,
+    DecisionKind,
     Discard,
-    DiscardRule,
     Game,
     NameTrump,
     Play,
@@ -191,7 +191,7 @@ def eager_action(game: Game, rng: random.Random) -> Action:
     """Bids the lowest legal bid with probability 0.3 (games then average ~18 deals);
     otherwise plays like ``random_action``."""
     legal = game.legal()
-    if not isinstance(legal, DiscardRule) and legal[0] is PASS and len(legal) > 1:
+    if legal.kind is DecisionKind.BID and len(legal) > 1:
         return legal[1] if rng.random() < 0.3 else PASS
     return random_action(game, rng)
 

@@ -83,13 +83,13 @@ def test_R4_1_bidding_starts_left_of_dealer_dealer_last_one_turn_each(dealer: in
 def test_R4_2_legal_bids_are_pass_or_higher_up_to_six() -> None:
     """R4.2: pass, or a whole number 3..6 above the highest bid so far."""
     game = Game.arranged(SWEEP_HANDS, 5)
-    assert game.legal() == [PASS, Bid(3), Bid(4), Bid(5), Bid(6)]
+    assert list(game.legal()) == [PASS, Bid(3), Bid(4), Bid(5), Bid(6)]
     game.apply(Bid(4))
-    assert game.legal() == [PASS, Bid(5), Bid(6)]
+    assert list(game.legal()) == [PASS, Bid(5), Bid(6)]
     game.apply(PASS)
-    assert game.legal() == [PASS, Bid(5), Bid(6)]
+    assert list(game.legal()) == [PASS, Bid(5), Bid(6)]
     game.apply(Bid(5))
-    assert game.legal() == [PASS, Bid(6)]
+    assert list(game.legal()) == [PASS, Bid(6)]
 
 
 @pytest.mark.parametrize(("first", "second"), [(4, 4), (4, 3), (5, 4), (3, 3)])
@@ -129,7 +129,7 @@ def test_R4_4_highest_bidder_is_the_bidder_and_names_trump_R5_1() -> None:
     assert game.phase is Phase.TRUMP
     assert game.deal.bidder == 2 and game.deal.contract == 5 and game.to_act == 2
     assert team_of(game.deal.bidder) == 2
-    assert game.legal() == list(TRUMPS)
+    assert list(game.legal()) == list(TRUMPS)
     assert {a.suit for a in TRUMPS} == set(Suit)
     game.apply(NameTrump(Suit.SPADES))
     assert game.trump is Suit.SPADES

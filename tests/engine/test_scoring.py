@@ -121,7 +121,7 @@ def test_R9_1_R9_2_R9_3_end_of_game_table(
         assert game.outcome.winner == winner and not game.outcome.is_draw, why
         assert game.outcome.deals == 1
         assert game.events[-1] == GameEnded(winner, tuple(game.scores), 1)  # type: ignore[arg-type]
-        assert game.phase is Phase.OVER and game.legal() == []
+        assert game.phase is Phase.OVER and list(game.legal()) == []
 
 
 # (scores after the deal, bidding team, winner)

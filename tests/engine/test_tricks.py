@@ -219,7 +219,7 @@ def test_R7_2_must_follow_table(
     assert game.to_act == 0
     game.apply(Play(Card.parse(lead)))
     assert game.to_act == 1
-    legal = {str(a) for a in game.legal()}  # type: ignore[union-attr]
+    legal = {str(a) for a in game.legal()}
     assert legal == {f"play {c}" for c in allowed.split()}, why
     assert CardSet(game.legal_play_mask()) == CardSet.parse(allowed)
     for card in CardSet.parse(hand1) - CardSet.parse(allowed):
