@@ -352,6 +352,16 @@ GAME_VALUES: Final[tuple[int, ...]] = tuple(_card_value(c) for c in CARDS)
 assert sum(GAME_VALUES) == 81  # R2.6: the whole pack holds 81
 
 
+def card_value(card: Card) -> int:
+    """R2.6: what ``card`` counts towards the Game point (ace 4, king 3, queen 2, jack 1,
+    ten 10, joker 1, the others 0).
+
+    >>> card_value(Card.parse("TH")), card_value(JOKER)
+    (10, 1)
+    """
+    return GAME_VALUES[card.index]
+
+
 def game_value(mask: int) -> int:
     """R6.2: the total card value of a set of cards."""
     total = 0

@@ -31,7 +31,6 @@ from arena.engine.cards import (
     FOLLOW_MASKS,
     FULL_DECK_MASK,
     JOKER,
-    POWER,
     PROTECTED_TRUMP_MASKS,
     TRUMP_MASKS,
     TWO,
@@ -61,6 +60,7 @@ from arena.engine.events import (
     TrumpNamed,
 )
 from arena.engine.legal import NOTHING, TRUMP_CHOICES, DiscardRule, Legal, bidding_choices
+from arena.engine.tricks import best_position
 
 SEATS: Final = 6  # R1.1
 TEAMS: Final = 3  # R1.2
@@ -158,26 +158,6 @@ def deal_cards(key: DealSource, deal_number: int) -> tuple[list[int], list[int]]
     """R3.1, R3.1a: the six hands and the stock of deal ``deal_number`` of the game ``key``
     deals (see ``GameKey.deal``: the same key, the same cards to the same seats)."""
     return key.deal(deal_number)
-
-
-def winning_position(trump: Suit, cards: list[int]) -> int:
-    """R7.3: the position (0 = the lead) of the card that wins a trick, given card indices.
-
-    >>> from arena.engine.cards import Card
-    >>> trick = [Card.parse(t).index for t in ("KC", "JK", "JD", "AC")]
-    >>> winning_position(Suit.HEARTS, trick)  # the left bauer is a trump, above the joker
-    2
-    """
-    power = POWER[trump]
-    trump_mask = TRUMP_MASKS[trump]
-    led_mask = FOLLOW_MASKS[trump][EFFECTIVE_SUITS[trump][cards[0]]]
-    best, best_pos = -1, 0
-    for position, index in enumerate(cards):
-        bit = 1 << index
-        # POWER ranks every trump above every plain card, so one comparison serves.
-        if bit & (trump_mask | led_mask) and power[index] > best:
-            best, best_pos = power[index], position
-    return best_pos
 
 
 def winner_after_deal(scores: tuple[int, int, int], bidding_team: int) -> int | None:
@@ -565,7 +545,7 @@ class Game:
     def _finish_trick(self) -> None:
         """R7.3: the trick goes to its highest trump, else its highest card of the suit led."""
         assert self.trump is not None
-        best_pos = winning_position(self.trump, self._trick)
+        best_pos = best_position(self.trump, self._trick)
         winner = (self._trick_leader + best_pos) % SEATS
         cards = tuple(CARDS[i] for i in self._trick)
         deal = self.deal

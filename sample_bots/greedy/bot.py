@@ -10,54 +10,61 @@
 
 from __future__ import annotations
 
-from arena.engine import PASS, TRUMPS, Card, CardSet, Discard, Suit
-from arena.engine.cards import (
+from arena.engine import (
     ACE,
-    CARDS,
-    EFFECTIVE_SUITS,
-    GAME_VALUES,
     JOKER,
-    POWER,
+    PASS,
+    PLAYS,
     TEN,
-    TRUMP_MASKS,
+    TRUMPS,
     TWO,
+    Card,
+    CardSet,
+    Discard,
+    Suit,
+    beats,
     card_of,
-    cards_of_mask,
+    card_value,
+    effective_suit,
+    is_trump,
     left_bauer,
     right_bauer,
+    trick_power,
+    trump_cards,
+    winning_card,
+    winning_position,
 )
-from arena.engine.game import winning_position
 from arena.sdk import Bot, Decision, run
 
 
-def trump_strength(hand: int, trump: Suit) -> float:
+def trump_strength(hand: CardSet, trump: Suit) -> float:
     """Points the bidding side may expect with ``trump``: sure ones and likely ones."""
-    trumps = hand & TRUMP_MASKS[trump]
+    trumps = hand & trump_cards(trump)
     expected = 0.0
-    if trumps & card_of(trump, ACE).bit:
+    if card_of(trump, ACE) in trumps:
         expected += 1.0  # High is the holder's (R6.1)
-    if trumps & card_of(trump, TWO).bit:
+    if card_of(trump, TWO) in trumps:
         expected += 1.0  # so is Low
-    if trumps & right_bauer(trump).bit:
+    if right_bauer(trump) in trumps:
         expected += 0.75
-    if trumps & left_bauer(trump).bit:
+    if left_bauer(trump) in trumps:
         expected += 0.5
-    if trumps & JOKER.bit:
+    if JOKER in trumps:
         expected += 0.4
-    expected += 0.3 * max(0, trumps.bit_count() - 2)
+    expected += 0.3 * max(0, len(trumps) - 2)
     return expected
 
 
-def best_trump(hand: int) -> tuple[Suit, float]:
+def best_trump(hand: CardSet) -> tuple[Suit, float]:
     return max(((s, trump_strength(hand, s)) for s in Suit), key=lambda x: (x[1], -x[0]))
 
 
 def point_weight(card: Card, trump: Suit) -> int:
     """How much giving this card away costs: game value, plus the scoring trumps."""
-    weight = GAME_VALUES[card.index] * 10
-    if card.index in (right_bauer(trump).index, left_bauer(trump).index, JOKER.index):
+    weight = card_value(card) * 10
+    if card in (right_bauer(trump), left_bauer(trump), JOKER):
         weight += 60
-    return weight + POWER[trump][card.index]
+    return weight + trick_power(card, trump)
 
 
 class GreedyBot(Bot):
@@ -65,7 +72,7 @@ class GreedyBot(Bot):
     version = "1"
 
     def bid(self, decision: Decision):
-        _, strength = best_trump(decision.hand.mask)
+        _, strength = best_trump(decision.hand)
         # The partner and the exchange usually add about a point.
         amount = int(strength + 0.9)
         for action in decision.legal[1:]:
@@ -74,7 +81,7 @@ class GreedyBot(Bot):
         return PASS
 
     def trump(self, decision: Decision):
-        return TRUMPS[best_trump(decision.hand.mask)[0]]
+        return TRUMPS[best_trump(decision.hand)[0]]
 
     def discard(self, decision: Decision):
         rule = decision.discard_rule
@@ -96,25 +103,24 @@ class GreedyBot(Bot):
         assert trump is not None
         seat = decision.seat
         legal = [a.card for a in decision.legal]
-        played = 0
+        trick_cards = [Card.parse(t) for t in view.current_trick.cards]
+        played = CardSet.of(trick_cards)
         for trick in view.tricks:
-            for text in trick.cards:
-                played |= Card.parse(text).bit
-        trick_cards = [Card.parse(t).index for t in view.current_trick.cards]
-        for index in trick_cards:
-            played |= 1 << index
-        unseen_trumps = TRUMP_MASKS[trump] & ~played & ~decision.hand.mask
-        power = POWER[trump]
-        top_unseen = max((power[c.index] for c in cards_of_mask(unseen_trumps)), default=0)
+            played |= CardSet.parse(" ".join(trick.cards))
+        unseen_trumps = trump_cards(trump) - played - decision.hand
+        top_unseen = max((trick_power(c, trump) for c in unseen_trumps), default=0)
+
+        def power(card: Card) -> int:
+            return trick_power(card, trump)
 
         def weight(card: Card) -> int:
             return point_weight(card, trump)
 
         if not trick_cards:
-            sure = [c for c in legal if c.bit & TRUMP_MASKS[trump] and power[c.index] > top_unseen]
+            sure = [c for c in legal if is_trump(c, trump) and power(c) > top_unseen]
             if sure and unseen_trumps:
-                return self._action(max(sure, key=lambda c: power[c.index]))
-            plain = [c for c in legal if not c.bit & TRUMP_MASKS[trump]]
+                return self._action(max(sure, key=power))
+            plain = [c for c in legal if not is_trump(c, trump)]
             pool = [c for c in plain if c.rank == ACE] or plain or legal
             if pool[0].rank == ACE:
                 return self._action(pool[0])
@@ -123,37 +129,29 @@ class GreedyBot(Bot):
         position = len(trick_cards)
         last = position == 5
         leader = view.current_trick.leader
-        winner_seat = (leader + winning_position(trump, trick_cards)) % 6
+        winner_seat = (leader + winning_position(trick_cards, trump)) % 6
         partner_winning = winner_seat % 3 == seat % 3
-        winners = [c for c in legal if winning_position(trump, [*trick_cards, c.index]) == position]
-        at_stake = sum(weight(CARDS[i]) for i in trick_cards)
+        best = winning_card(trick_cards, trump)
+        led = effective_suit(trick_cards[0], trump)
+        winners = [c for c in legal if beats(c, best, trump, led)]
+        at_stake = sum(weight(c) for c in trick_cards)
 
         if partner_winning:
-            winning_card = trick_cards[winning_position(trump, trick_cards)]
-            safe = last or (
-                power[winning_card] > top_unseen and winning_card in TRUMP_MASKS_SET[trump]
-            )
+            safe = last or (power(best) > top_unseen and is_trump(best, trump))
             if safe:
-                return self._action(
-                    max(legal, key=lambda c: (GAME_VALUES[c.index], -power[c.index]))
-                )
+                return self._action(max(legal, key=lambda c: (card_value(c), -power(c))))
             return self._action(min(legal, key=weight))
         if winners:
-            sure_winners = [c for c in winners if last or power[c.index] > top_unseen]
+            sure_winners = [c for c in winners if last or power(c) > top_unseen]
             if sure_winners and (at_stake >= 20 or last):
-                return self._action(min(sure_winners, key=lambda c: power[c.index]))
-            if at_stake >= 40 or EFFECTIVE_SUITS[trump][trick_cards[0]] != trump:
-                return self._action(min(winners, key=lambda c: power[c.index]))
+                return self._action(min(sure_winners, key=power))
+            if at_stake >= 40 or led != trump:
+                return self._action(min(winners, key=power))
         return self._action(min(legal, key=weight))
 
     @staticmethod
     def _action(card: Card):
-        from arena.engine import PLAYS
-
         return PLAYS[card.index]
-
-
-TRUMP_MASKS_SET = {s: {c.index for c in cards_of_mask(TRUMP_MASKS[s])} for s in Suit}
 
 
 if __name__ == "__main__":

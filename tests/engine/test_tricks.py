@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from arena.engine import Card, CardSet, IllegalActionError, Play, Suit
-from arena.engine.game import Phase, winning_position
+from arena.engine import Card, CardSet, IllegalActionError, Play, Suit, winning_position
+from arena.engine.game import Phase
 
 from .helpers import (
     SAME_COLOUR,
@@ -16,7 +16,6 @@ from .helpers import (
     TIE_PLAY,
     TIE_WINNERS,
     fill_hands,
-    idx,
     play_cards,
     ref_trump_order,
     to_play,
@@ -24,7 +23,7 @@ from .helpers import (
 
 
 def winner(trump: str, cards: str) -> int:
-    return winning_position(Suit.parse(trump), [idx(t) for t in cards.split()])
+    return winning_position([Card.parse(t) for t in cards.split()], Suit.parse(trump))
 
 
 # (trump, cards in play order from the lead, position of the winning card, why)
