@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from arena.engine.deals import KEY_BYTES, check_secret
 
 _GAME_LABEL: Final = b"schmier-arena/game:"
 _RUN_SEED_LABEL: Final = b"schmier-arena/run-seed:"
+_SAMPLED_SEED: Final = 20261201
+_REPAIR_STEPS: Final = 1000
 
 
 class ScheduleError(ValueError):
@@ -112,3 +115,121 @@ def round_robin(entrant_count: int, games: int) -> list[ScheduledMatch]:
 
 def schedule_size(schedule: Sequence[ScheduledMatch]) -> int:
     return sum(m.games for m in schedule)
+
+
+def sampled_triples(entrant_count: int, count: int) -> list[tuple[int, int, int]]:
+    """``count`` triples in which every pair of entrants meets as evenly as it can.
+
+    A pair's meetings and an entrant's plays are "even" when they lie between the floor
+    and the ceiling of their share (3·count over the pairs, 3·count over the entrants).
+    Greedy first (the next triple is the one whose pairs have met least, then whose
+    entrants have played least), then repaired by min-conflicts: take a count that is
+    out of its band, and make the swap (one entrant of a triple for another) that brings
+    the counts closest to their bands. Deterministic (a fixed generator): the same sizes
+    give the same triples. Where no even design exists (four entrants and two triples
+    share a pair twice), the best one found is kept.
+    """
+    if entrant_count < 3:
+        raise ScheduleError("a sampled schedule needs at least three entrants")
+    if count < 1:
+        raise ScheduleError("--matches must be at least 1")
+    n = entrant_count
+    slots = 3 * count
+    pair_band = (slots // (n * (n - 1) // 2), -(-slots // (n * (n - 1) // 2)))
+    play_band = (slots // n, -(-slots // n))
+    met = [[0] * n for _ in range(n)]
+    played = [0] * n
+    chosen: list[list[int]] = []
+
+    def count_triple(triple: Sequence[int], step: int) -> None:
+        a, b, c = triple
+        for x, y in ((a, b), (a, c), (b, c)):
+            met[x][y] += step
+            met[y][x] += step
+        for x in triple:
+            played[x] += step
+
+    candidates = list(itertools.combinations(range(n), 3))
+    for _ in range(count):
+
+        def cost(triple: tuple[int, int, int]) -> tuple[int, int, int]:
+            a, b, c = triple
+            pairs = (met[a][b], met[a][c], met[b][c])
+            return (max(pairs), sum(pairs), played[a] + played[b] + played[c])
+
+        best = min(candidates, key=cost)
+        count_triple(best, 1)
+        chosen.append(list(best))
+
+    def off(value: int, band: tuple[int, int]) -> int:
+        return max(0, value - band[1], band[0] - value)
+
+    def swap_cost(triple: list[int], position: int, entrant: int) -> int:
+        """How much further from even the counts get if ``entrant`` takes ``position``."""
+        out = triple[position]
+        before = after = 0
+        for other in (triple[k] for k in range(3) if k != position):
+            before += off(met[out][other], pair_band) + off(met[entrant][other], pair_band)
+            after += off(met[out][other] - 1, pair_band) + off(met[entrant][other] + 1, pair_band)
+        before += off(played[out], play_band) + off(played[entrant], play_band)
+        after += off(played[out] - 1, play_band) + off(played[entrant] + 1, play_band)
+        return after - before
+
+    def unevenness() -> int:
+        pairs = sum(off(met[a][b], pair_band) for a, b in itertools.combinations(range(n), 2))
+        return pairs + sum(off(p, play_band) for p in played)
+
+    rng = random.Random(_SAMPLED_SEED)
+    best_found = [list(t) for t in chosen]
+    best_score = unevenness()
+    for _ in range(_REPAIR_STEPS):
+        if best_score == 0:
+            break
+        uneven_pairs = [
+            (a, b) for a, b in itertools.combinations(range(n), 2) if off(met[a][b], pair_band)
+        ]
+        uneven_plays = [(a, a) for a in range(n) if off(played[a], play_band)]
+        a, b = rng.choice(uneven_pairs + uneven_plays)
+        moves: list[tuple[int, list[int], int, int]] = []
+        for triple in chosen:
+            for position in range(3):
+                if a == b or met[a][b] > pair_band[1]:
+                    # Too many meetings (or plays): move one of them out of a triple.
+                    if triple[position] not in (a, b) or not (a in triple and b in triple):
+                        continue
+                elif triple[position] in (a, b) or (a not in triple and b not in triple):
+                    continue  # too few: bring the missing one into a triple of the other
+                for entrant in range(n):
+                    if entrant in triple:
+                        continue
+                    if a != b and met[a][b] < pair_band[0] and entrant not in (a, b):
+                        continue
+                    moves.append((swap_cost(triple, position, entrant), triple, position, entrant))
+        if not moves:
+            continue
+        least = min(move[0] for move in moves)
+        _, triple, position, entrant = rng.choice([m for m in moves if m[0] == least])
+        count_triple(triple, -1)
+        triple[position] = entrant
+        count_triple(triple, 1)
+        score = unevenness()
+        if score < best_score:
+            best_score, best_found = score, [list(t) for t in chosen]
+    return [(a, b, c) for a, b, c in (sorted(t) for t in best_found)]
+
+
+def sampled(entrant_count: int, matches: int, games: int) -> list[ScheduledMatch]:
+    """A balanced sample of the round robin: ⌈matches / 6⌉ triples, each in its six seatings.
+
+    Every seating of a triple puts each of its entrants once on each team (so on each
+    seat, R1.2), and the triples balance the pairs (``sampled_triples``).
+    """
+    if games < 1:
+        raise ScheduleError("--games must be at least 1")
+    triple_count = max(1, -(-matches // 6))
+    schedule = []
+    for t, triple in enumerate(sampled_triples(entrant_count, triple_count)):
+        for s, seating in enumerate(seatings(triple)):
+            key = f"p{t}-s{s}-" + "-".join(str(e) for e in seating)
+            schedule.append(ScheduledMatch(key, seating, games))
+    return schedule

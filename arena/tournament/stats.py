@@ -205,7 +205,7 @@ class HeadToHead:
         return self.games - self.a_ahead - self.ties
 
 
-def _finishing_positions(game: GameOutcome) -> tuple[int, ...]:
+def finishing_positions(game: GameOutcome) -> tuple[int, ...]:
     """0 for the best team; teams that cannot be told apart share a position.
 
     The winner comes first whatever the scores say (the game's end rule decides the winner, not
@@ -223,7 +223,7 @@ def head_to_head(games: Iterable[GameOutcome]) -> list[HeadToHead]:
     # (a, b) -> [games, a_ahead, ties]
     counts: dict[tuple[str, str], list[int]] = {}
     for game in games:
-        positions = _finishing_positions(game)
+        positions = finishing_positions(game)
         best: dict[str, int] = {}
         for team, name in enumerate(game.entrants_by_team):
             best[name] = min(best.get(name, len(positions)), positions[team])

@@ -8,7 +8,7 @@ import itertools
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import GameKey
@@ -16,6 +16,8 @@ from arena.tournament.schedule import (
     RunKey,
     ScheduleError,
     round_robin,
+    sampled,
+    sampled_triples,
     schedule_size,
     seatings,
     triples,
@@ -148,3 +150,51 @@ def test_the_key_derivations_are_the_documented_ones() -> None:
     assert RunKey(secret).game(3) == GameKey(hmac.new(secret, message, "sha256").digest())
     seeded = hashlib.sha256(b"schmier-arena/run-seed:-12").digest()
     assert RunKey.from_seed(-12) == RunKey(seeded)
+
+
+def _meetings(found: list[tuple[int, int, int]], n: int) -> tuple[list[int], list[int]]:
+    met = Counter(pair for t in found for pair in itertools.combinations(sorted(t), 2))
+    played = Counter(x for t in found for x in t)
+    return [met[p] for p in itertools.combinations(range(n), 2)], [played[x] for x in range(n)]
+
+
+@pytest.mark.parametrize(
+    "n, count",
+    [(7, 7), (9, 12), (12, 20), (12, 40), (12, 100), (20, 60), (30, 100), (30, 250)],
+)
+def test_sampled_triples_meet_every_pair_as_evenly_as_can_be(n: int, count: int) -> None:
+    """Pairs meet ⌊3·count/pairs⌋ or one time more; entrants play ⌊3·count/n⌋ or one more.
+
+    (7, 7) and (9, 12) are the Fano and the affine plane: every pair exactly once.
+    """
+    found = sampled_triples(n, count)
+    assert len(found) == count
+    assert all(len(set(t)) == 3 and all(0 <= x < n for x in t) for t in found)
+    met, played = _meetings(found, n)
+    assert max(met) - min(met) <= 1, Counter(met)
+    assert max(played) - min(played) <= 1, Counter(played)
+    if (n, count) in ((7, 7), (9, 12)):
+        assert set(met) == {1}
+
+
+@settings(deadline=None, max_examples=40)  # an uneven case searches 1,000 swaps
+@given(st.integers(3, 16), st.integers(1, 60))
+def test_sampled_triples_are_never_far_from_even(n: int, count: int) -> None:
+    """Where no even design exists (four entrants, two triples) a pair meets twice more."""
+    found = sampled_triples(n, count)
+    met, played = _meetings(found, n)
+    assert max(met) - min(met) <= 2
+    assert max(played) - min(played) <= 2
+    assert sampled_triples(n, count) == found  # the same sizes, the same schedule
+
+
+def test_a_sampled_schedule_seats_each_entrant_on_each_team_equally() -> None:
+    schedule = sampled(12, 120, games=3)
+    assert len(schedule) == 120 and len({m.key for m in schedule}) == 120
+    on_team = Counter((e, team) for m in schedule for team, e in enumerate(m.entrants))
+    plays = Counter(e for m in schedule for e in set(m.entrants))
+    for entrant in range(12):
+        teams = {on_team[entrant, team] for team in range(3)}
+        assert teams == {plays[entrant] // 3}  # a triple's six seatings: twice per team
+    with pytest.raises(ScheduleError):
+        sampled(2, 12, games=1)

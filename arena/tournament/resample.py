@@ -1,0 +1,111 @@
+"""Intervals that respect duplicate play: a bootstrap over game seeds (pure, no I/O).
+
+Every game played on one game seed shares its cards with the others of that seed, whatever
+the seating and the triple (R3.1a), so those games are not independent: the seed is the
+unit of independence. A figure is resampled by drawing whole seeds with replacement (a
+cluster bootstrap) and recomputing it from all the games of the drawn seeds; its interval
+is the percentile interval of those replicates. The draws come from a fixed generator, so
+a report reads the same each time it is built from the same games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["REPLICATES", "SeedRatio", "ratio_interval", "seed_weights", "bootstrap_interval"]
+
+REPLICATES: Final = 2000
+_GENERATOR_SEED: Final = 20261201
+
+Key = TypeVar("Key")
+
+
+def seed_weights(seeds: int, replicates: int = REPLICATES) -> NDArray[np.float64]:
+    """How often each of ``seeds`` seeds is drawn in each replicate (replicates × seeds)."""
+    rng = np.random.default_rng(_GENERATOR_SEED)
+    return rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=replicates).astype(float)
+
+
+def _percentiles(replicates: NDArray[np.float64], confidence: float) -> tuple[float, float]:
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(replicates, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+class SeedRatio:
+    """A ratio of two sums over games, kept per seed: wins over games, points over deals."""
+
+    def __init__(self) -> None:
+        self.numerators: dict[object, float] = {}
+        self.denominators: dict[object, float] = {}
+
+    def add(self, seed: object, numerator: float, denominator: float) -> None:
+        self.numerators[seed] = self.numerators.get(seed, 0.0) + numerator
+        self.denominators[seed] = self.denominators.get(seed, 0.0) + denominator
+
+    @property
+    def seeds(self) -> int:
+        return len(self.denominators)
+
+    @property
+    def value(self) -> float:
+        total = sum(self.denominators.values())
+        return sum(self.numerators.values()) / total if total else 0.0
+
+    def interval(
+        self, confidence: float = 0.95, replicates: int = REPLICATES
+    ) -> tuple[float, float]:
+        keys = list(self.denominators)
+        return ratio_interval(
+            [self.numerators[k] for k in keys],
+            [self.denominators[k] for k in keys],
+            confidence,
+            replicates,
+        )
+
+
+def ratio_interval(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    confidence: float = 0.95,
+    replicates: int = REPLICATES,
+) -> tuple[float, float]:
+    """Percentile interval of sum(numerators) / sum(denominators), resampling seeds.
+
+    One entry per seed. With no seed the interval says nothing, ``(-inf, inf)``; with one
+    seed it is that seed's value alone (the report says how many seeds stand behind it).
+    """
+    if len(numerators) != len(denominators):
+        raise ValueError("one numerator and one denominator per seed")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    if not denominators:
+        return (-np.inf, np.inf)
+    weights = seed_weights(len(denominators), replicates)
+    top = weights @ np.asarray(numerators, dtype=float)
+    bottom = weights @ np.asarray(denominators, dtype=float)
+    ratios = np.divide(top, bottom, out=np.full_like(top, np.nan), where=bottom > 0)
+    return _percentiles(ratios[~np.isnan(ratios)], confidence)
+
+
+def bootstrap_interval(
+    groups: Mapping[Key, object],
+    statistic: Callable[[Sequence[Key], NDArray[np.float64]], float],
+    confidence: float = 0.95,
+    replicates: int = REPLICATES,
+) -> tuple[float, float]:
+    """Percentile interval of any ``statistic(seeds, weights)`` over seed resamples.
+
+    ``statistic`` gets the seeds and, per replicate, how often each is drawn; it must
+    treat a seed drawn k times as k copies of its games (e.g. as weights of a fit).
+    """
+    seeds = list(groups)
+    if not seeds:
+        return (-np.inf, np.inf)
+    weights = seed_weights(len(seeds), replicates)
+    values = np.array([statistic(seeds, row) for row in weights])
+    return _percentiles(values[~np.isnan(values)], confidence)

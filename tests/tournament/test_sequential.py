@@ -1,0 +1,77 @@
+"""The sequential test of NEW against BASE (arena/tournament/sequential.py)."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from arena.tournament.sequential import Sprt, group_score, gsprt_llr
+
+
+def test_group_score_counts_pairs_ahead_and_ties_as_half() -> None:
+    assert group_score([(0, 1), (1, 0), (2, 2), (0, 2)]) == (1 + 0 + 0.5 + 1) / 4
+    with pytest.raises(ValueError):
+        group_score([])
+
+
+def test_no_group_is_no_evidence() -> None:
+    assert gsprt_llr([], 0.5, 0.55) == 0.0
+    assert Sprt().state([]).verdict == "undecided"
+
+
+def test_the_ratio_leans_towards_the_hypothesis_the_groups_are_near() -> None:
+    assert gsprt_llr([0.5] * 40, 0.5, 0.55) < 0.0
+    assert gsprt_llr([0.75, 0.5, 0.5833] * 20, 0.5, 0.55) > 0.0
+
+
+def test_the_ratio_matches_its_normal_approximation_on_many_groups() -> None:
+    """For many groups the generalised ratio is n (s1 - s0)(2 mean - s0 - s1) / (2 var).
+
+    The approximation is the second-order term of the exact ratio: close where s0 and s1
+    are a small fraction of a standard deviation from the mean, as here.
+    """
+    rng = random.Random(5)
+    values = [sum(rng.random() < 0.52 for _ in range(12)) / 12 for _ in range(3000)]
+    mean, var = statistics.fmean(values), statistics.pvariance(values)
+    approximation = len(values) * 0.01 * (2 * mean - 1.01) / (2 * var)
+    assert gsprt_llr(values, 0.5, 0.51) == pytest.approx(approximation, rel=0.03)
+
+
+def test_the_bounds_are_walds() -> None:
+    test = Sprt(margin=0.05, alpha=0.05, beta=0.1)
+    assert test.upper == pytest.approx(2.8903718)  # log(0.9 / 0.05)
+    assert test.lower == pytest.approx(-2.2512918)  # log(0.1 / 0.95)
+
+
+@pytest.mark.parametrize(
+    "margin, alpha, beta", [(0, 0.05, 0.05), (0.05, 0.5, 0.05), (0.6, 0.05, 0.05)]
+)
+def test_settings_out_of_range_are_refused(margin: float, alpha: float, beta: float) -> None:
+    with pytest.raises(ValueError, match=r"between 0 and 0\.5"):
+        Sprt(margin=margin, alpha=alpha, beta=beta)
+
+
+def _verdicts(true_score: float, runs: int, seed: int) -> list[str]:
+    """Runs of the test on groups of 12 pairs, each won with ``true_score``, checked per group."""
+    rng = random.Random(seed)
+    test = Sprt(margin=0.05)
+    verdicts = []
+    for _ in range(runs):
+        values: list[float] = []
+        state = test.state(values)
+        while state.verdict == "undecided" and len(values) < 5000:
+            values.append(sum(rng.random() < true_score for _ in range(12)) / 12)
+            state = test.state(values)
+        verdicts.append(state.verdict)
+    return verdicts
+
+
+def test_equal_strength_rarely_reads_better_and_the_margin_usually_does() -> None:
+    """The error rates the test promises (alpha = beta = 0.05), over 150 runs each."""
+    equal = _verdicts(0.5, 150, seed=1)
+    assert "undecided" not in equal
+    assert equal.count("better") / len(equal) <= 0.05 + 0.03  # binomial noise of 150 runs
+    better = _verdicts(0.55, 150, seed=2)
+    assert better.count("not better") / len(better) <= 0.05 + 0.03
