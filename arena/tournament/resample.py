@@ -16,7 +16,7 @@ from typing import Final, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["REPLICATES", "SeedRatio", "ratio_interval", "seed_weights", "bootstrap_interval"]
+__all__ = ["REPLICATES", "SeedRatio", "bootstrap_interval", "ratio_interval", "seed_weights"]
 
 REPLICATES: Final = 2000
 _GENERATOR_SEED: Final = 20261201

@@ -26,8 +26,8 @@ __all__ = [
     "Sprt",
     "SprtState",
     "Verdict",
-    "gsprt_llr",
     "group_score",
+    "gsprt_llr",
 ]
 
 Verdict = Literal["better", "not better", "undecided"]
