@@ -2,9 +2,10 @@
 
 Events are named tuples because the engine makes one per card played, on the hot path.
 
-An event with ``audience is None`` is public; otherwise only that seat may be told. The
-referee forwards events to seats through ``Game.events_for`` and never decides
-visibility itself, so R10 is enforced in one place.
+An event with ``audience is None`` is public; otherwise only that seat may be told.
+``is_told_to`` is the one place that reads this (R10): ``Game.events_for`` and the
+wire's ``EventTranslator``, which turns events into what each seat is sent, both ask it
+and never decide visibility themselves.
 """
 
 from __future__ import annotations
@@ -138,3 +139,14 @@ Event = (
     | DealScored
     | GameEnded
 )
+
+
+def is_public(event: Event) -> bool:
+    """R10: whether every seat may be told ``event``."""
+    return event.audience is None
+
+
+def is_told_to(event: Event, seat: int) -> bool:
+    """R10: whether ``seat`` may be told ``event``: the public events and its own."""
+    audience = event.audience
+    return audience is None or audience == seat

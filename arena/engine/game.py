@@ -58,6 +58,7 @@ from arena.engine.events import (
     OwnExchange,
     TrickWon,
     TrumpNamed,
+    is_told_to,
 )
 from arena.engine.legal import NOTHING, TRUMP_CHOICES, DiscardRule, Legal, bidding_choices
 from arena.engine.tricks import best_position
@@ -366,8 +367,9 @@ class Game:
         )
 
     def events_for(self, seat: int, start: int = 0) -> list[Event]:
-        """R10: the events from index ``start`` on that ``seat`` may be told, in order."""
-        return [e for e in self.events[start:] if e.audience is None or e.audience == seat]
+        """R10: the events from index ``start`` on that ``seat`` may be told, in order
+        (``events.is_told_to`` decides, as it does for the referee)."""
+        return [e for e in self.events[start:] if is_told_to(e, seat)]
 
     # --- the one door -----------------------------------------------------------------
 

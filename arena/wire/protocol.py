@@ -34,6 +34,7 @@ from arena.engine import (
 )
 from arena.engine import events as ev
 from arena.engine.cards import indices_of_mask
+from arena.engine.events import is_public, is_told_to
 from arena.engine.game import Trick
 from arena.v1 import arena_pb2 as pb
 
@@ -164,7 +165,8 @@ class EventTranslator:
     """Protocol events of one game for each seat, each public event converted only once.
 
     Every public event goes to six seats; converting it once matters on the hot path.
-    Visibility comes from the engine (``Event.audience``, R10), never decided here.
+    Which seat may be told what is the engine's decision (R10: ``events.is_public`` and
+    ``events.is_told_to``), never made here.
     """
 
     def __init__(self, events: list[ev.Event]) -> None:
@@ -172,11 +174,13 @@ class EventTranslator:
         self._public: list[pb.Event | None] = []
 
     def for_seat(self, seat: int, start: int) -> list[pb.Event]:
+        """The events from index ``start`` on that ``seat`` may be told (R10), as sent."""
         events = self.events
         cache = self._public
         while len(cache) < len(events):
             event = events[len(cache)]
-            public = event.audience is None and not isinstance(event, ev.DealStarted)
+            # DealStarted is public but goes out with each seat's own hand (R3.2).
+            public = is_public(event) and not isinstance(event, ev.DealStarted)
             cache.append(event_to_pb(event) if public else None)
         out: list[pb.Event] = []
         for index in range(start, len(events)):
@@ -185,11 +189,13 @@ class EventTranslator:
                 out.append(converted)
                 continue
             event = events[index]
-            if isinstance(event, ev.HandDealt) and event.seat == seat:
-                started = events[index - 1 - seat]  # DealStarted precedes the six hands
+            if not is_told_to(event, seat):
+                continue
+            if isinstance(event, ev.HandDealt):
+                started = events[index - 1 - event.seat]  # DealStarted precedes the six hands
                 assert isinstance(started, ev.DealStarted)
                 out.append(deal_started_to_pb(started, event))
-            elif isinstance(event, ev.OwnExchange) and event.seat == seat:
+            elif not isinstance(event, ev.DealStarted):
                 out.append(event_to_pb(event))
         return out
 
