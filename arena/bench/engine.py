@@ -50,3 +50,15 @@ def bench_engine(games: int, rounds: int, seed: int) -> tuple[EngineFigures, lis
     median = statistics.median(r.decisions_per_second for r in results)
     chosen = min(results, key=lambda r: abs(r.decisions_per_second - median))
     return chosen, results
+
+
+def engine_lines(median: EngineFigures, rounds: list[EngineFigures]) -> list[str]:
+    """The figures as ``arena bench engine`` prints them: each round, then the median."""
+    return [
+        f"round: {r.games} games in {r.seconds:.2f} s, {r.decisions_per_second:,.0f} decisions/s"
+        for r in rounds
+    ] + [
+        f"{median.games_per_second:.1f} games/s (median round)",
+        f"{median.decisions_per_second:.0f} decisions/s",
+        f"{median.deals_per_game:.1f} deals/game",
+    ]

@@ -37,6 +37,16 @@ class GreedyFigures:
     def interval(self) -> tuple[float, float]:
         return win_rate_interval(self.wins + self.draws / 2, self.games)
 
+    def lines(self) -> list[str]:
+        """The figures as ``arena bench greedy`` prints them."""
+        low, high = self.interval
+        return [
+            f"greedy vs two random teams: {self.games} games, {self.wins} wins, "
+            f"{self.draws} draws, {self.faults} faults, {self.seconds:.1f} s",
+            f"greedy win rate: {self.win_rate:.1%} (95% interval {low:.1%} – {high:.1%}; "
+            "par 33.3%)",
+        ]
+
 
 async def _play(games_per_seat: int, seed: int, jobs: int, log_dir: Path) -> GreedyFigures:
     greedy, random_bot = load_bot(sample_bot("greedy")), load_bot(sample_bot("random"))

@@ -94,6 +94,30 @@ class RefereeFigures:
     def p99_ms(self) -> float:
         return statistics.quantiles(self._all_trips, n=100)[98] * 1000
 
+    def lines(self) -> list[str]:
+        """The figures as ``arena bench referee`` prints them: each round, then the medians."""
+        lines = [
+            f"round {i}: {r.decisions_per_second:.0f} decisions/s over gRPC; ping-pong "
+            f"{r.pingpong_one:.0f} round trips/s with one client process, "
+            f"{r.pingpong_six:.0f} with six; ratio {r.ratio:.2f}"
+            for i, r in enumerate(self.rounds, 1)
+        ]
+        return [
+            *lines,
+            f"grpc: {self.games} games × {len(self.rounds)} rounds, {self.decisions} decisions",
+            f"{self.decisions_per_second:.0f} decisions/s over gRPC (median round)",
+            f"round trip per decision: median {self.median_ms:.3f} ms, p99 {self.p99_ms:.3f} ms",
+            f"{self.games_per_second:.2f} games/s over gRPC",
+            f"{self.inprocess_decisions_per_second:.0f} decisions/s in-process "
+            "(same bots, no gRPC)",
+            f"{self.pingpong_one:.0f} round trips/s bare gRPC ping-pong, one client process "
+            f"({self.pingpong_note})",
+            f"{self.pingpong_six:.0f} round trips/s bare gRPC ping-pong, six client processes "
+            "taking turns (a table's pattern: the transport's limit for a table)",
+            f"ratio to the one-process ping-pong: {self.ratio_one_stream:.2f}",
+            f"ratio: {self.ratio:.2f}",
+        ]
+
 
 async def _grpc_games(
     games: int, seed: int, log_dir: Path, sandbox: bool

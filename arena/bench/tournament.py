@@ -127,6 +127,33 @@ class TournamentFigures:
     def scaling_ceiling(self) -> float:
         return median_of(self.rounds, lambda r: r.scaling_ceiling)
 
+    def lines(self) -> list[str]:
+        """The figures as ``arena bench tournament`` prints them: each round, then medians."""
+        lines = [
+            f"round {i}: {r.summary.played} games, {r.summary.decisions} decisions in "
+            f"{r.summary.wall_seconds:.1f} s with {self.jobs} tables; "
+            f"{r.games_per_second:.2f} games/s; one table alone "
+            f"{r.single_games_per_second:.2f} games/s; scaling {r.scaling:.2f}; "
+            f"start-up share {r.startup_share:.1%}"
+            for i, r in enumerate(self.rounds, 1)
+        ]
+        return [
+            *lines,
+            f"{self.games_per_second:.2f} games/s with {self.jobs} tables (median round)",
+            f"{self.decisions_per_second:.0f} decisions/s",
+            f"start-up share of wall time: {self.startup_share:.1%} "
+            f"(table slots waiting for bots to be launched and join; "
+            f"{self.launch_seconds:.2f} s spent launching)",
+            f"one table alone: {self.single_games_per_second:.2f} games/s",
+            f"CPU kept busy: {self.cores_busy:.2f} cores with {self.jobs} tables, "
+            f"{self.single_cores_busy:.2f} with one table, of {self.cores}; so {self.jobs} "
+            f"tables can reach at most {self.scaling_ceiling:.2f} of one table × {self.jobs}"
+            if self.cpu_counted
+            else "CPU kept busy: unknown (sandboxed bots' CPU is counted only in cgroups, "
+            "which this machine does not let the arena make; --no-sandbox counts it)",
+            f"scaling: {self.scaling:.2f} of one table × {self.jobs}",
+        ]
+
 
 def _run(games: int, jobs: int, seed: int, root: Path, sandbox: bool) -> MeasuredRun:
     specs = tuple(load_bot(sample_bot(name)) for name in PYTHON_SAMPLES)
