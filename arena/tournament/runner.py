@@ -31,7 +31,7 @@ from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
 from arena.tournament.results import DuplicateGameError, ResultsStore, entrant_label
-from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
+from arena.tournament.schedule import RunKey, ScheduledMatch, SchedulePlan, schedule_size
 from arena.wire.loop import run as run_loop
 
 LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bots to join
@@ -48,6 +48,7 @@ class RunConfig:
     db_path: Path
     settings: TableSettings = field(default_factory=TableSettings)
     limits: Limits = field(default_factory=Limits)
+    schedule: SchedulePlan = field(default_factory=SchedulePlan)  # the full round robin
     # Neither is part of the run's identity: they do not change results.
     sandbox: bool = True  # each bot in bubblewrap where it works (arena.bots.sandbox)
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES
@@ -58,13 +59,17 @@ class RunConfig:
 
     def identity(self) -> dict[str, Any]:
         """What a run plays; the same identity means the same run (and resuming it)."""
-        return {
+        identity: dict[str, Any] = {
             "entrants": self.labels,
             "games": self.games,
             "seed": self.seed,
             "dealing": DEALING,
             "table": asdict(self.settings),
         }
+        schedule = self.schedule.identity()
+        if schedule is not None:  # absent for the full round robin: older runs keep their ids
+            identity["schedule"] = schedule
+        return identity
 
     @property
     def run_id(self) -> str:
@@ -109,6 +114,9 @@ class RunSummary:
 
 
 OnProgress = Callable[[RunProgress], None]
+# Told of each game once it is stored, with the seating it was played in (``arena compare``
+# follows its test game by game).
+OnGame = Callable[[ScheduledMatch, GameResult], None]
 
 
 class TournamentRunner:
@@ -120,12 +128,14 @@ class TournamentRunner:
         store: ResultsStore,
         log_dir: Path,
         on_progress: OnProgress | None = None,
+        on_game: OnGame | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.log_dir = log_dir
         self.on_progress = on_progress
-        self.schedule = round_robin(len(config.entrants), config.games)
+        self.on_game = on_game
+        self.schedule = config.schedule.build(len(config.entrants), config.games)
         self._run_key: RunKey | None = None  # read from the store when the run starts
         self.progress = RunProgress(total=schedule_size(self.schedule))
         self._matches: list[Match] = []
@@ -239,6 +249,8 @@ class TournamentRunner:
 
         summary.played += 1
         summary.decisions += sum(s.decisions for s in result.seats)
+        if self.on_game is not None:
+            self.on_game(scheduled, result)
         self._count(scheduled, result)
 
     def _plan(self, scheduled: ScheduledMatch) -> MatchPlan:
@@ -314,7 +326,10 @@ class RunInterrupted(Exception):
 
 
 def run_tournament(
-    config: RunConfig, log_root: Path, on_progress: OnProgress | None = None
+    config: RunConfig,
+    log_root: Path,
+    on_progress: OnProgress | None = None,
+    on_game: OnGame | None = None,
 ) -> RunSummary:
     """Run (or resume) a tournament to the end; SIGINT/SIGTERM stop it cleanly.
 
@@ -324,7 +339,7 @@ def run_tournament(
     import signal
 
     with exclusive(config.db_path), ResultsStore.open(config.db_path) as store:
-        runner = TournamentRunner(config, store, log_root / config.run_id, on_progress)
+        runner = TournamentRunner(config, store, log_root / config.run_id, on_progress, on_game)
         summary_box: list[RunSummary] = []
 
         async def main() -> None:
