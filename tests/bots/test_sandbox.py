@@ -15,13 +15,14 @@ from typer.testing import CliRunner
 
 from arena.bots import BotSpecError, load_bot
 from arena.bots.process import bot_environment
+from arena.bots.samples import sample_bots_dir
 from arena.bots.sandbox import WORKDIR, Sandbox, sandbox_problem, sandboxed
 from arena.cli import app
 from arena.engine import replay
 from arena.tournament.play import play_one_game
 
 HERE = Path(__file__).resolve().parent
-SAMPLE_BOTS = HERE.parents[1] / "sample_bots"
+SAMPLE_BOTS = sample_bots_dir()
 
 
 @pytest.fixture

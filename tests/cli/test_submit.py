@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from arena.bots.samples import sample_bots_dir
 from arena.cli import app
 from arena.tournament.registry import Registry
 
 REPO = Path(__file__).resolve().parents[2]
-SAMPLES = REPO / "sample_bots"
+SAMPLES = sample_bots_dir()
 BAD = REPO / "tests" / "submit_bots"
 runner = CliRunner()
 

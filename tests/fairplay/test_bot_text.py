@@ -25,6 +25,7 @@ from typer.testing import CliRunner, Result
 
 from arena.bots import BotSpecError
 from arena.bots.manifest import check_name
+from arena.bots.samples import sample_bots_dir
 from arena.cli import app
 from arena.present.display import RunProgressBar
 from arena.present.safe_text import literal, printable
@@ -34,8 +35,8 @@ from arena.tournament.runner import RunProgress
 
 REPO = Path(__file__).resolve().parents[2]
 MARKUP = str(Path(__file__).resolve().parent / "bots" / "markup")
-RANDOM = str(REPO / "sample_bots" / "random")
-GREEDY = str(REPO / "sample_bots" / "greedy")
+RANDOM = str(sample_bots_dir() / "random")
+GREEDY = str(sample_bots_dir() / "greedy")
 ENV = {"COLUMNS": "200"}  # wide enough that no table cuts a label
 
 # What the markup bot answers when it must play, each as the fault line shows it: the

@@ -31,6 +31,7 @@ import grpc
 import pytest
 
 from arena.bots import BotSpec, load_bot
+from arena.bots.samples import sample_bots_dir
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import FaultKind
 from arena.referee.server import SeatLink, new_token
@@ -58,7 +59,7 @@ def h2_bot(abuse: str) -> BotSpec:
 
 
 def random_bot() -> BotSpec:
-    return load_bot(REPO / "sample_bots" / "random")
+    return load_bot(sample_bots_dir() / "random")
 
 
 def play(tmp_path: Path, hostile: BotSpec, **options: Any) -> PlayResult:

@@ -32,13 +32,14 @@ import pytest
 from arena.bots import Limits, load_bot
 from arena.bots.cgroup import BotCgroup, start_time
 from arena.bots.reaper import reap, runtime_dir
+from arena.bots.samples import sample_bots_dir
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import FaultKind
 from arena.referee.table import Table, TableSettings
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
-SAMPLES = REPO / "sample_bots"
+SAMPLES = sample_bots_dir()
 ARENA = [sys.executable, "-c", "from arena.cli import app; app()"]
 _MiB = 1024 * 1024
 LIMIT = 256 * _MiB

@@ -20,13 +20,14 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.bots import BotSpec, load_bot
+from arena.bots.samples import sample_bots_dir
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES, WORKDIR, sandbox_problem
 from arena.cli import app
 from arena.tournament.play import PlayResult, play_one_game
 
 BOTS = Path(__file__).resolve().parent / "bots"
 REPO = Path(__file__).resolve().parents[2]
-SAMPLES = REPO / "sample_bots"
+SAMPLES = sample_bots_dir()
 ATTACKER_SEATS = (0, 3)
 SEED = 7
 ALLOWED_ENV = {

@@ -36,6 +36,7 @@ from scipy.stats import binomtest
 from typer.testing import CliRunner, Result
 
 from arena.bots import load_bot
+from arena.bots.samples import sample_bots_dir
 from arena.cli import app
 from arena.engine import GameKey
 from arena.engine.cards import DECK_SIZE
@@ -44,9 +45,9 @@ from arena.tournament.results import ResultsStore
 from arena.tournament.schedule import RunKey
 
 REPO = Path(__file__).resolve().parents[2]
-RANDOM = str(REPO / "sample_bots" / "random")
-GREEDY = str(REPO / "sample_bots" / "greedy")
-LOWEST = str(REPO / "sample_bots" / "lowest")
+RANDOM = str(sample_bots_dir() / "random")
+GREEDY = str(sample_bots_dir() / "greedy")
+LOWEST = str(sample_bots_dir() / "lowest")
 SEARCHED_SEEDS = range(2000)  # the attacker's budget of small seeds
 CHANCE = 6 / (DECK_SIZE - 6)  # another seat holds 6 of the 47 cards one has not got
 ALPHA = 1e-3

@@ -9,13 +9,14 @@ from pathlib import Path
 from bots.helpers import alive_processes_in_group
 
 from arena.bots import BotSpec, load_bot
+from arena.bots.samples import sample_bots_dir
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
 from arena.referee.table import Table, TableSettings
 
 REPO = Path(__file__).resolve().parents[2]
-RANDOM_BOT = REPO / "sample_bots" / "random"
+RANDOM_BOT = sample_bots_dir() / "random"
 FIRST_TEAM_SEATS = (0, 3)  # the first entrant plays team 0 (R1.2)
 
 

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotSpec, build_bot, load_bot
+from arena.bots.samples import sample_bots_dir
 
 from .common import check_first_team_clean, play_match, run_alone, tcp_match
 
 REPO = Path(__file__).resolve().parents[2]
-CPP_BOT = REPO / "sample_bots" / "cpp"
-RANDOM_BOT = REPO / "sample_bots" / "random"
+CPP_BOT = sample_bots_dir() / "cpp"
+RANDOM_BOT = sample_bots_dir() / "random"
 CPP_SEATS = (0, 3)  # cpp is the first entrant: team 0 (R1.2)
 GAMES = 6
 TOOLS = ("cmake", "g++", "pkg-config", "protoc", "grpc_cpp_plugin")

@@ -8,20 +8,19 @@ from pathlib import Path
 import pytest
 
 from arena.bots import build_bot, load_bot
+from arena.bots.samples import sample_bots_dir
 from arena.engine import replay
 from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
-
-from .common import REPO
 
 
 @pytest.mark.timeout(900)
 def test_python_node_and_cpp_bots_play_a_clean_tournament(tmp_path: Path) -> None:
     specs = []
     for name in ("greedy", "node", "cpp"):
-        spec = load_bot(REPO / "sample_bots" / name)
+        spec = load_bot(sample_bots_dir() / name)
         build_bot(spec, tmp_path / f"{name}-build.log", timeout=840)  # as a clean checkout would
-        specs.append(load_bot(REPO / "sample_bots" / name))
+        specs.append(load_bot(sample_bots_dir() / name))
     config = RunConfig(entrants=tuple(specs), games=1, seed=5, jobs=2, db_path=tmp_path / "a.db")
     summary = run_tournament(config, tmp_path / "logs")
     assert summary.played == 6  # one triple, six seatings, one game each

@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotSpec, build_bot, load_bot
+from arena.bots.samples import sample_bots_dir
 
 from .common import check_first_team_clean, play_match, run_alone, tcp_match
 
 REPO = Path(__file__).resolve().parents[2]
-NODE_BOT = REPO / "sample_bots" / "node"
-RANDOM_BOT = REPO / "sample_bots" / "random"
+NODE_BOT = sample_bots_dir() / "node"
+RANDOM_BOT = sample_bots_dir() / "random"
 NODE_SEATS = (0, 3)  # node is the first entrant: team 0 (R1.2)
 GAMES = 6
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import grpc
 
 from arena.bots import BotSpec, load_bot
+from arena.bots.samples import sample_bots_dir
 from arena.engine import Action, Game, replay
 from arena.engine.record import recorded_actions
 from arena.referee.match import Match, MatchPlan, Referee
@@ -27,7 +28,7 @@ from arena.wire.protocol import PROTOCOL_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_BOTS = Path(__file__).resolve().parent / "bots"
-SAMPLE_BOTS = REPO / "sample_bots"
+SAMPLE_BOTS = sample_bots_dir()
 
 # Small limits keep the suite fast: 200 ms per decision plus a 300 ms bank per game.
 FAST = TableSettings(decision_ms=200, overage_ms=300, join_timeout_s=3)

@@ -12,6 +12,7 @@ import pytest
 from bots.helpers import alive_processes_in_group
 
 from arena.bots import load_bot
+from arena.bots.samples import sample_bots_dir
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
@@ -116,7 +117,7 @@ def test_twenty_line_bot_plays_a_full_game(tmp_path: Path) -> None:
     (bot_dir / "bot.toml").write_text('name = "minimal"\ncommand = ["python3", "bot.py"]\n')
     assert len(MINIMAL_BOT.splitlines()) <= 20
     minimal = load_bot(bot_dir)
-    entrants = (minimal, load_bot(REPO / "sample_bots" / "greedy"), minimal)
+    entrants = (minimal, load_bot(sample_bots_dir() / "greedy"), minimal)
     plan = MatchPlan(
         "sdk-minimal", entrants, seeds=[11], log_dir=tmp_path / "logs", settings=FAST, sandbox=False
     )

@@ -6,15 +6,22 @@ import hashlib
 import hmac
 import itertools
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import GameKey
+from arena.tournament.runner import RunConfig
 from arena.tournament.schedule import (
+    AUTO_FULL_LIMIT,
     RunKey,
     ScheduleError,
+    SchedulePlan,
+    choose_schedule,
+    full_size,
     round_robin,
     sampled,
     sampled_triples,
@@ -198,3 +205,79 @@ def test_a_sampled_schedule_seats_each_entrant_on_each_team_equally() -> None:
         assert teams == {plays[entrant] // 3}  # a triple's six seatings: twice per team
     with pytest.raises(ScheduleError):
         sampled(2, 12, games=1)
+
+
+# --- which schedule a run plays (arena run --schedule full|sampled|auto --matches M) ---------
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 7, 8, 12])
+def test_full_size_counts_the_round_robin_without_building_it(count: int) -> None:
+    assert full_size(count) == len(round_robin(count, 1))
+
+
+def test_auto_plays_the_full_round_robin_up_to_the_limit_and_a_sample_above() -> None:
+    assert full_size(7) <= AUTO_FULL_LIMIT < full_size(8)
+    assert choose_schedule(7) == SchedulePlan("full")
+    eight = choose_schedule(8)
+    # 30 matches per entrant: at 8 entrants as many as the limit, so the size grows smoothly
+    assert eight == SchedulePlan("sampled", 240)
+    assert choose_schedule(30) == SchedulePlan("sampled", 900)  # not 24,360
+    assert choose_schedule(11) == SchedulePlan("sampled", 330)
+    assert choose_schedule(13) == SchedulePlan("sampled", 390)
+    assert "over 240" in eight.reason and "30 per entrant" in eight.reason
+
+
+def test_a_sample_plays_whole_triples_so_matches_round_up_to_six() -> None:
+    plan = choose_schedule(12, "sampled", 31)
+    assert plan == SchedulePlan("sampled", 36)
+    assert len(plan.build(12, games=2)) == 36
+    assert choose_schedule(12, "auto", 36) == plan  # the same run as --matches 36
+    assert choose_schedule(5, "sampled") == SchedulePlan("sampled", 150)
+
+
+def test_explicit_full_and_auto_below_the_limit_ignore_no_option_silently() -> None:
+    assert choose_schedule(12, "full") == SchedulePlan("full")
+    assert len(choose_schedule(12, "full").build(12, games=1)) == full_size(12)
+    small = choose_schedule(4, "auto", 12)
+    assert small == SchedulePlan("full")
+    assert "--matches 12" in small.reason  # said, not silently dropped
+
+
+@pytest.mark.parametrize(
+    ("count", "choice", "matches", "phrase"),
+    [
+        (12, "full", 36, "--matches"),
+        (2, "sampled", None, "three entrants"),
+        (12, "sampled", 0, "at least 1"),
+        (12, "auto", -6, "at least 1"),
+    ],
+)
+def test_impossible_schedules_are_schedule_errors(
+    count: int, choice: str, matches: int | None, phrase: str
+) -> None:
+    with pytest.raises(ScheduleError, match=phrase):
+        choose_schedule(count, choice, matches)  # type: ignore[arg-type]
+
+
+def test_the_schedule_line_says_which_and_why() -> None:
+    assert choose_schedule(3).describe(3) == (
+        f"schedule: full round robin, 6 matches (auto: the full one is at most {AUTO_FULL_LIMIT})"
+    )
+    assert choose_schedule(12).describe(12) == (
+        "schedule: sampled, 360 of the full round robin's 1,320 matches "
+        "(auto: the full one is over 240; 30 per entrant, in whole triples of six seatings)"
+    )
+
+
+def test_a_sampled_run_records_its_schedule_and_a_full_one_keeps_its_identity() -> None:
+    """The schedule is part of a sampled run's identity (a resume plays the same sample);
+    a full round robin's identity is what it was before schedules could be chosen, so
+    runs stored then are still resumed."""
+    base = RunConfig(entrants=(), games=2, seed=1, jobs=1, db_path=Path("arena.db"))
+    assert "schedule" not in base.identity()
+    assert base == replace(base, schedule=choose_schedule(3))  # the reason is no part of it
+    sampled_run = replace(base, schedule=choose_schedule(12, "sampled", 36))
+    assert sampled_run.identity()["schedule"] == {"kind": "sampled", "matches": 36}
+    assert len({base.run_id, sampled_run.run_id}) == 2
+    other_size = replace(base, schedule=choose_schedule(12, "sampled", 42))
+    assert other_size.run_id != sampled_run.run_id

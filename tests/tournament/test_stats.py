@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import math
+import random
 from statistics import NormalDist
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.tournament.resample import ratio_interval
 from arena.tournament.stats import (
     EntrantGameRow,
     GameOutcome,
     HeadToHead,
+    SeededOutcome,
     Standing,
     head_to_head,
     standings,
@@ -140,6 +143,7 @@ def _row(
     faults: int = 0,
     decisions: int = 0,
     seconds: float = 0.0,
+    seed: int | None = None,
 ) -> EntrantGameRow:
     return EntrantGameRow(
         entrant=entrant,
@@ -151,6 +155,7 @@ def _row(
         faults=faults,
         decisions=decisions,
         decision_seconds_total=seconds,
+        seed=seed,
     )
 
 
@@ -180,7 +185,12 @@ def test_standings_hand_computed() -> None:
     assert (a.bids_made, a.bids_won, a.faults) == (7, 6, 2)
     assert a.bid_success_rate == pytest.approx(6 / 7)
     assert a.mean_decision_ms == pytest.approx(5500 / 410)
-    assert (a.ci_low, a.ci_high) == pytest.approx(win_rate_interval(2.5, 4))
+    # No seeds given: every row is a bootstrap group of its own.
+    assert a.seeds == 4
+    assert (a.ci_low, a.ci_high) == pytest.approx(ratio_interval([1, 0.5, 0, 1], [1] * 4))
+    assert (a.points_per_deal_low, a.points_per_deal_high) == pytest.approx(
+        ratio_interval([30, 25, 5, 33], [10, 12, 8, 11])
+    )
 
     assert (b.games, b.wins, b.draws, b.losses, b.score) == (3, 1, 1, 1, 1.5)
     assert b.win_rate == 0.5
@@ -194,18 +204,21 @@ def test_standings_hand_computed() -> None:
     assert c.bid_success_rate == pytest.approx(2 / 3)
     assert c.mean_decision_ms == pytest.approx(3600 / 220)
 
-    assert d.ci_high == pytest.approx(0.7935, abs=1e-4)  # Wilson 0/1
+    # One seed cannot say how the figures vary from seed to seed: no interval.
     assert d == Standing(
         entrant="D",
         games=1,
+        seeds=1,
         wins=0,
         draws=0,
         losses=1,
         score=0.0,
         win_rate=0.0,
         ci_low=0.0,
-        ci_high=d.ci_high,
+        ci_high=1.0,
         points_per_deal=15 / 8,
+        points_per_deal_low=None,
+        points_per_deal_high=None,
         bids_made=0,
         bids_won=0,
         bid_success_rate=None,
@@ -235,6 +248,54 @@ def test_standings_empty_and_zero_deals() -> None:
     (only,) = standings([_row("x", "draw", 0, 0)])
     assert only.points_per_deal == 0.0
     assert only.win_rate == 0.5
+
+
+def _width(interval: tuple[float, float]) -> float:
+    return interval[1] - interval[0]
+
+
+def test_standings_when_all_games_of_a_seed_agree_the_interval_is_wider_than_wilson() -> None:
+    """Ten seeds of six games each, every game of a seed with the same result (as when the
+    cards decide, R3.1a): ten independent results, not sixty, and the interval says so."""
+    rows = [
+        _row("A", "win" if seed < 5 else "loss", 10 + seed, 5, seed=seed)
+        for seed in range(10)
+        for _ in range(6)
+    ]
+    (a,) = standings(rows)
+    assert (a.games, a.seeds, a.win_rate) == (60, 10, 0.5)
+    wilson = win_rate_interval(30, 60)
+    assert _width((a.ci_low, a.ci_high)) > 2 * _width(wilson)
+    # the same as the interval of ten one-game seeds
+    assert (a.ci_low, a.ci_high) == pytest.approx(ratio_interval([6.0] * 5 + [0.0] * 5, [6] * 10))
+    assert a.points_per_deal == pytest.approx(sum(10 + s for s in range(10)) * 6 / 300)
+    assert a.points_per_deal_low is not None and a.points_per_deal_high is not None
+    assert a.points_per_deal_low < a.points_per_deal < a.points_per_deal_high
+
+
+def test_standings_when_seeds_are_independent_coin_flips_the_interval_is_close_to_wilson() -> None:
+    rng = random.Random(11)
+    rows = [_row("A", rng.choice(["win", "loss"]), 0, 1, seed=seed) for seed in range(600)]
+    (a,) = standings(rows)
+    wilson = win_rate_interval(a.score, a.games)
+    assert a.seeds == 600
+    assert _width((a.ci_low, a.ci_high)) == pytest.approx(_width(wilson), rel=0.1)
+    assert a.ci_low == pytest.approx(wilson[0], abs=0.01)
+    assert a.ci_high == pytest.approx(wilson[1], abs=0.01)
+
+
+def test_standings_rows_of_one_game_share_its_seed() -> None:
+    """Two entrants: one holds two teams of each game, and both rows are of the game's seed."""
+    rows = [
+        _row(name, outcome, 0, 1, seed=seed)
+        for seed in range(3)
+        for name, outcome in [("A", "win"), ("A", "loss"), ("B", "loss")]
+    ]
+    table = {s.entrant: s for s in standings(rows)}
+    assert (table["A"].games, table["A"].seeds) == (6, 3)
+    assert (table["B"].games, table["B"].seeds) == (3, 3)
+    # every seed gives A one win in two games: no variation from seed to seed
+    assert (table["A"].ci_low, table["A"].ci_high) == pytest.approx((0.5, 0.5))
 
 
 def test_row_rejects_unknown_outcome() -> None:
@@ -274,8 +335,31 @@ def test_head_to_head_hand_computed() -> None:
         h = table[pair]
         assert (h.games, h.a_ahead, h.ties) == (games, ahead, ties), pair
         assert h.rate == pytest.approx(rate)
-        assert (h.ci_low, h.ci_high) == pytest.approx(win_rate_interval(ahead + ties / 2, games))
+        assert h.seeds == games  # no seeds given: each game is a group of its own
+        mirror = table[(pair[1], pair[0])]
+        assert (h.ci_low, h.ci_high) == pytest.approx((1 - mirror.ci_high, 1 - mirror.ci_low))
     assert table[("A", "B")].b_ahead == 1
+    a_b = table[("A", "B")]
+    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(ratio_interval([1, 0.5, 0, 1], [1] * 4))
+
+
+def test_head_to_head_over_seeds() -> None:
+    """A ahead of B in every game of seeds 0-3, behind in every game of seeds 4-7."""
+    games = [
+        SeededOutcome(seed, GameOutcome(("A", "B", "C"), (10, 5, 0), 0 if seed < 4 else 1))
+        for seed in range(8)
+        for _ in range(6)
+    ]
+    table = {(h.a, h.b): h for h in head_to_head(games)}
+    a_b = table[("A", "B")]
+    assert (a_b.games, a_b.seeds, a_b.a_ahead, a_b.rate) == (48, 8, 24, 0.5)
+    assert _width((a_b.ci_low, a_b.ci_high)) > 2 * _width(win_rate_interval(24, 48))
+    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(
+        ratio_interval([1.0] * 4 + [0.0] * 4, [1] * 8)
+    )
+    # A and B are ahead of C in every game: one value on every seed
+    assert (table[("A", "C")].ci_low, table[("A", "C")].ci_high) == (1.0, 1.0)
+    assert (table[("C", "A")].ci_low, table[("C", "A")].ci_high) == (0.0, 0.0)
 
 
 def test_game_outcome_rejects_bad_winner() -> None:
