@@ -23,21 +23,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .resample import seed_weights
-from .stats import GameOutcome, finishing_positions
+from .stats import GameOutcome, SeededOutcome, finishing_positions
 
 __all__ = ["ELO_PER_NAT", "Rating", "SeededOutcome", "fit_ratings", "pairwise_results"]
 
 ELO_PER_NAT: Final = 400.0 / math.log(10.0)
 REGULARISATION: Final = 0.01
 RATING_REPLICATES: Final = 200
-
-
-@dataclass(frozen=True)
-class SeededOutcome:
-    """A game's outcome and the game seed it was dealt from (its duplicate group)."""
-
-    seed: int
-    outcome: GameOutcome
 
 
 @dataclass(frozen=True)

@@ -527,11 +527,12 @@ class ResultsStore:
         """One row per (game, team) of the run, for ``stats.standings``.
 
         Grouping by team rather than by entrant matters in two-entrant runs, where one entrant
-        holds two teams of a game: it then gets two rows, one per team it played.
+        holds two teams of a game: it then gets two rows, one per team it played. Each row
+        carries its game seed, the game index (R3.1a), for the seed bootstrap.
         """
         rows = self._conn.execute(
             """
-            SELECT e.name, e.version, g.winner, s.team,
+            SELECT e.name, e.version, g.game_index, g.winner, s.team,
                    MAX(s.points_won), g.deals, SUM(s.bids_made), SUM(s.bids_won),
                    SUM(s.faults), SUM(s.decisions), SUM(s.decision_seconds_total)
             FROM games g
@@ -544,7 +545,20 @@ class ResultsStore:
             (run_id,),
         ).fetchall()
         result: list[stats.EntrantGameRow] = []
-        for name, version, winner, team, points, deals, made, won, faults, decisions, secs in rows:
+        for (
+            name,
+            version,
+            seed,
+            winner,
+            team,
+            points,
+            deals,
+            made,
+            won,
+            faults,
+            decisions,
+            secs,
+        ) in rows:
             outcome: stats.Outcome
             if winner is None:
                 outcome = "draw"
@@ -563,16 +577,22 @@ class ResultsStore:
                     faults=faults,
                     decisions=decisions,
                     decision_seconds_total=secs,
+                    seed=seed,
                 )
             )
         return result
 
     def game_outcomes(self, run_id: str) -> list[stats.GameOutcome]:
-        """One entry per game of the run, for ``stats.head_to_head``."""
+        """One entry per game of the run."""
+        return [seeded.outcome for seeded in self.seeded_outcomes(run_id)]
+
+    def seeded_outcomes(self, run_id: str) -> list[stats.SeededOutcome]:
+        """One entry per game of the run with its game seed, the game index (R3.1a): for
+        ``stats.head_to_head`` and ``ratings.fit_ratings``."""
         rows = self._conn.execute(
             """
             SELECT e0.name, e0.version, e1.name, e1.version, e2.name, e2.version,
-                   g.score_team0, g.score_team1, g.score_team2, g.winner
+                   g.score_team0, g.score_team1, g.score_team2, g.winner, g.game_index
             FROM games g
             JOIN matches m ON m.id = g.match_id
             JOIN entrants e0 ON e0.id = m.entrant_team0
@@ -584,14 +604,17 @@ class ResultsStore:
             (run_id,),
         ).fetchall()
         return [
-            stats.GameOutcome(
-                entrants_by_team=(
-                    entrant_label(r[0], r[1]),
-                    entrant_label(r[2], r[3]),
-                    entrant_label(r[4], r[5]),
+            stats.SeededOutcome(
+                seed=r[10],
+                outcome=stats.GameOutcome(
+                    entrants_by_team=(
+                        entrant_label(r[0], r[1]),
+                        entrant_label(r[2], r[3]),
+                        entrant_label(r[4], r[5]),
+                    ),
+                    final_scores=(r[6], r[7], r[8]),
+                    winner=r[9],
                 ),
-                final_scores=(r[6], r[7], r[8]),
-                winner=r[9],
             )
             for r in rows
         ]

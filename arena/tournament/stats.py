@@ -1,34 +1,50 @@
 """Tournament statistics: win-rate intervals, standings and head-to-head tables (pure, no I/O).
 
-Everything here works on plain rows (``EntrantGameRow``, ``GameOutcome``) so that it can be fed
-from the results store, from a live run, or from hand-written tables in tests.
+Everything here works on plain rows (``EntrantGameRow``, ``GameOutcome``, ``SeededOutcome``) so
+that it can be fed from the results store, from a live run, or from hand-written tables in tests.
 
 A draw counts as half a win everywhere: ``score = wins + draws / 2`` and ``win_rate = score /
 games``. Because of that the number of "successes" may be a half-integer, which is why the Wilson
 interval is computed from its closed form rather than through an exact binomial routine.
+
+The intervals of the standings and of the head-to-head table are not Wilson's: under duplicate
+play every game dealt from one game seed shares its cards (R3.1a), so those games are not
+independent and a per-game interval may be too narrow or too wide. They are percentile
+intervals of a bootstrap over game seeds (:mod:`.resample`); each line says how many seeds
+stand behind it. Wilson's interval stays for figures whose games are independent.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Literal
+from typing import Final, Literal
+
+from .resample import SeedRatio
 
 __all__ = [
+    "MIN_SEEDS_FOR_INTERVAL",
     "EntrantGameRow",
     "GameOutcome",
     "HeadToHead",
     "Outcome",
+    "SeededOutcome",
     "Standing",
     "head_to_head",
+    "seed_rate_interval",
     "standings",
     "win_rate_interval",
 ]
 
 Outcome = Literal["win", "draw", "loss"]
 _OUTCOMES: frozenset[str] = frozenset({"win", "draw", "loss"})
+_SCORE: Final[dict[str, float]] = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+# A bootstrap over one seed only replays that seed: it cannot tell how a figure varies from
+# seed to seed, so a figure needs two seeds before it gets an interval.
+MIN_SEEDS_FOR_INTERVAL: Final = 2
 
 
 def win_rate_interval(wins: float, games: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -65,6 +81,30 @@ def win_rate_interval(wins: float, games: int, confidence: float = 0.95) -> tupl
     return (low, high)
 
 
+def seed_rate_interval(rate: SeedRatio) -> tuple[float, float]:
+    """The 95 % seed-bootstrap interval of a rate between 0 and 1 (a win rate, a share ahead).
+
+    Below ``MIN_SEEDS_FOR_INTERVAL`` seeds the interval is the whole range, as Wilson's is
+    without games. The bounds are pinned around the point estimate: a percentile interval of
+    a ratio may, on few seeds, fall just beside it, and an interval that excludes its own
+    estimate would only confuse.
+    """
+    value = rate.value
+    if rate.seeds < MIN_SEEDS_FOR_INTERVAL:
+        return (0.0, 1.0)
+    low, high = rate.interval()
+    return (max(0.0, min(low, value)), min(1.0, max(high, value)))
+
+
+def _seed_ratio_interval(ratio: SeedRatio) -> tuple[float | None, float | None]:
+    """As ``seed_rate_interval`` for an unbounded ratio (points per deal): None below two seeds."""
+    value = ratio.value
+    if ratio.seeds < MIN_SEEDS_FOR_INTERVAL:
+        return (None, None)
+    low, high = ratio.interval()
+    return (min(low, value), max(high, value))
+
+
 @dataclass(frozen=True)
 class EntrantGameRow:
     """What one entrant did in one game, on one team.
@@ -82,6 +122,10 @@ class EntrantGameRow:
     faults: int
     decisions: int
     decision_seconds_total: float
+    # The game seed the game was dealt from (its game index, R3.1a): the rows of one seed form
+    # one group of the bootstrap. None when unknown: the row is then a group of its own, as if
+    # every game had been dealt independently.
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         # Literal types are not checked at run time and a typo would silently count as a loss.
@@ -95,14 +139,17 @@ class Standing:
 
     entrant: str
     games: int
+    seeds: int  # independent game seeds behind the figures
     wins: int
     draws: int
     losses: int
     score: float  # wins + draws / 2
     win_rate: float  # score / games
-    ci_low: float  # Wilson 95 % interval of win_rate
+    ci_low: float  # 95 % seed-bootstrap interval of win_rate (0..1 below two seeds)
     ci_high: float
     points_per_deal: float
+    points_per_deal_low: float | None  # its 95 % seed-bootstrap interval (None below two seeds)
+    points_per_deal_high: float | None
     bids_made: int
     bids_won: int
     bid_success_rate: float | None  # None when the entrant never won the bidding
@@ -123,13 +170,18 @@ class _Totals:
     faults: int = 0
     decisions: int = 0
     decision_seconds: float = 0.0
+    win_rate: SeedRatio = field(default_factory=SeedRatio)  # score over games, per seed
+    points_per_deal: SeedRatio = field(default_factory=SeedRatio)
 
 
 def standings(rows: Iterable[EntrantGameRow]) -> list[Standing]:
     """Aggregate per-game rows into standings, best win rate first (then more games, then name)."""
     totals: dict[str, _Totals] = {}
-    for row in rows:
+    for number, row in enumerate(rows):
         t = totals.setdefault(row.entrant, _Totals())
+        group: object = row.seed if row.seed is not None else ("row", number)
+        t.win_rate.add(group, _SCORE[row.outcome], 1.0)
+        t.points_per_deal.add(group, float(row.points), float(row.deals))
         t.games += 1
         if row.outcome == "win":
             t.wins += 1
@@ -148,11 +200,13 @@ def standings(rows: Iterable[EntrantGameRow]) -> list[Standing]:
     table: list[Standing] = []
     for entrant, t in totals.items():
         score = t.wins + t.draws / 2.0
-        low, high = win_rate_interval(score, t.games)
+        low, high = seed_rate_interval(t.win_rate)
+        points_low, points_high = _seed_ratio_interval(t.points_per_deal)
         table.append(
             Standing(
                 entrant=entrant,
                 games=t.games,
+                seeds=t.win_rate.seeds,
                 wins=t.wins,
                 draws=t.draws,
                 losses=t.losses,
@@ -161,6 +215,8 @@ def standings(rows: Iterable[EntrantGameRow]) -> list[Standing]:
                 ci_low=low,
                 ci_high=high,
                 points_per_deal=t.points / t.deals if t.deals else 0.0,
+                points_per_deal_low=points_low,
+                points_per_deal_high=points_high,
                 bids_made=t.bids_made,
                 bids_won=t.bids_won,
                 bid_success_rate=t.bids_won / t.bids_made if t.bids_made else None,
@@ -188,16 +244,25 @@ class GameOutcome:
 
 
 @dataclass(frozen=True)
+class SeededOutcome:
+    """A game's outcome and the game seed it was dealt from (its duplicate group, R3.1a)."""
+
+    seed: int
+    outcome: GameOutcome
+
+
+@dataclass(frozen=True)
 class HeadToHead:
     """How often entrant ``a`` finished ahead of entrant ``b`` in the games they shared."""
 
     a: str
     b: str
     games: int
+    seeds: int  # independent game seeds behind the figure
     a_ahead: int
     ties: int
     rate: float  # (a_ahead + ties / 2) / games
-    ci_low: float  # Wilson 95 % interval of rate
+    ci_low: float  # 95 % seed-bootstrap interval of rate (0..1 below two seeds)
     ci_high: float
 
     @property
@@ -215,43 +280,57 @@ def finishing_positions(game: GameOutcome) -> tuple[int, ...]:
     return tuple(sum(1 for other in keys if other > key) for key in keys)
 
 
-def head_to_head(games: Iterable[GameOutcome]) -> list[HeadToHead]:
+def head_to_head(games: Iterable[GameOutcome | SeededOutcome]) -> list[HeadToHead]:
     """Pairwise table for every ordered pair of distinct entrants that met, sorted by (a, b).
 
     When an entrant holds two teams in one game its better-placed team is the one compared.
+    A game given without its seed is a bootstrap group of its own.
     """
-    # (a, b) -> [games, a_ahead, ties]
-    counts: dict[tuple[str, str], list[int]] = {}
-    for game in games:
-        positions = finishing_positions(game)
+
+    @dataclass
+    class Pair:  # from the first entrant's side (a < b); (b, a) is its mirror image
+        games: int = 0
+        ahead: int = 0
+        ties: int = 0
+        rate: SeedRatio = field(default_factory=SeedRatio)
+
+    pairs: dict[tuple[str, str], Pair] = {}
+    for number, game in enumerate(games):
+        if isinstance(game, SeededOutcome):
+            group: object = game.seed
+            outcome = game.outcome
+        else:
+            group, outcome = ("game", number), game
+        positions = finishing_positions(outcome)
         best: dict[str, int] = {}
-        for team, name in enumerate(game.entrants_by_team):
+        for team, name in enumerate(outcome.entrants_by_team):
             best[name] = min(best.get(name, len(positions)), positions[team])
         for a, pos_a in best.items():
             for b, pos_b in best.items():
-                if a == b:
+                if a >= b:
                     continue
-                c = counts.setdefault((a, b), [0, 0, 0])
-                c[0] += 1
+                pair = pairs.setdefault((a, b), Pair())
+                pair.games += 1
                 if pos_a < pos_b:
-                    c[1] += 1
+                    pair.ahead += 1
+                    pair.rate.add(group, 1.0, 1.0)
                 elif pos_a == pos_b:
-                    c[2] += 1
+                    pair.ties += 1
+                    pair.rate.add(group, 0.5, 1.0)
+                else:
+                    pair.rate.add(group, 0.0, 1.0)
 
     table: list[HeadToHead] = []
-    for (a, b), (n, ahead, ties) in sorted(counts.items()):
-        score = ahead + ties / 2.0
-        low, high = win_rate_interval(score, n)
-        table.append(
+    for (a, b), pair in pairs.items():
+        rate = pair.rate.value
+        low, high = seed_rate_interval(pair.rate)
+        seeds = pair.rate.seeds
+        behind = pair.games - pair.ahead - pair.ties
+        table += [
+            HeadToHead(a, b, pair.games, seeds, pair.ahead, pair.ties, rate, low, high),
             HeadToHead(
-                a=a,
-                b=b,
-                games=n,
-                a_ahead=ahead,
-                ties=ties,
-                rate=score / n,
-                ci_low=low,
-                ci_high=high,
-            )
-        )
+                b, a, pair.games, seeds, behind, pair.ties, 1.0 - rate, 1.0 - high, 1.0 - low
+            ),
+        ]
+    table.sort(key=lambda h: (h.a, h.b))
     return table
