@@ -1,7 +1,8 @@
 """A table: six seats playing a match of games, with the referee's rules for time and faults.
 
 The table drives the engine, asks each seat for its decisions through its ``SeatLink``,
-sends each seat only the events R10 lets it know (``Game.events_for``), and turns every
+sends each seat only the events R10 lets it know (decided by ``arena.engine.events.is_told_to``,
+converted by the wire's ``EventTranslator``), and turns every
 misbehaviour into a recorded ``Fault`` and a fallback action (``policy``), so no bot can
 stop the table.
 """
