@@ -10,6 +10,7 @@ import typer
 
 from .bench import bench_app
 from .bots import bots
+from .compare import compare
 from .play import play
 from .replay import replay
 from .report import report
@@ -23,6 +24,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-for command in (play, run, report, replay, submit, bots):
+for command in (play, run, compare, report, replay, submit, bots):
     app.command()(command)
 app.add_typer(bench_app, name="bench")

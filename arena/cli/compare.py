@@ -1,0 +1,168 @@
+"""``arena compare NEW BASE``: is NEW better than BASE? Play until a sequential test decides.
+
+Exit status: 0 when NEW is better, 1 when it is not, 3 when the cap came first (undecided);
+2 is an error, as for every command, and 130 an interruption. A script can gate a release on
+``arena compare new/ old/``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+import typer
+
+from .common import (
+    DEFAULT_DB,
+    DEFAULT_REGISTRY,
+    MIB,
+    BuildOption,
+    CpuOption,
+    DbOption,
+    DecisionOption,
+    LogOption,
+    MemoryOption,
+    OverageOption,
+    ProcessesOption,
+    RegistryOption,
+    SandboxOption,
+    WorkdirOption,
+    bot_limits,
+    build_entrants,
+    check_sandbox,
+    console,
+    err_console,
+    fail,
+    load_entrants,
+    open_store,
+    reap_leftovers,
+)
+
+EXIT_CODES: Final = {"better": 0, "not better": 1, "undecided": 3}
+
+
+def compare(
+    new: Annotated[str, typer.Argument(help="The candidate: a bot directory, executable or name.")],
+    base: Annotated[str, typer.Argument(help="What it must beat, given the same way.")],
+    margin: Annotated[
+        float,
+        typer.Option(
+            help="The smallest improvement worth detecting: NEW's expected share of its team "
+            "pairs with BASE ahead is 0.5 + margin under 'better', 0.5 under 'not better'."
+        ),
+    ] = 0.05,
+    alpha: Annotated[
+        float, typer.Option(help="Chance of 'better' when the two are equally strong.")
+    ] = 0.05,
+    beta: Annotated[
+        float, typer.Option(help="Chance of 'not better' when NEW is better by the margin.")
+    ] = 0.05,
+    max_games: Annotated[
+        int,
+        typer.Option(help="Stop undecided after this many games (six per seed group)."),
+    ] = 3000,
+    batch: Annotated[
+        int, typer.Option(help="Seed groups played between two looks at the test.")
+    ] = 4,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Reproduce a comparison: anyone who knows the seed can know every card "
+            "(default: a secret key, kept in the database)."
+        ),
+    ] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(help="Name the comparison's run (default: derived from what it plays)."),
+    ] = None,
+    jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
+    db: DbOption = DEFAULT_DB,
+    decision_ms: DecisionOption = 1000,
+    overage_ms: OverageOption = 10_000,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the verdict and its figures as JSON.")
+    ] = False,
+    registry: RegistryOption = DEFAULT_REGISTRY,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
+    memory_mb: MemoryOption = 2048,
+    cpu_seconds: CpuOption = 600,
+    processes: ProcessesOption = 256,
+    log_kb: LogOption = 1024,
+    build: BuildOption = True,
+) -> None:
+    """Is NEW better than BASE? Play duplicate seed groups until a sequential test decides.
+
+    A seed group is one deal seed in every seating of {NEW,NEW,BASE} and {NEW,BASE,BASE}
+    (six games). After each batch a generalised SPRT on the groups' scores says "better",
+    "not better", or plays on; at --max-games it stops undecided. Everything is stored like
+    a run (arena report reads it); the same command resumes the same comparison.
+    Exit status: 0 better, 1 not better, 3 undecided, 2 error.
+    """
+    reap_leftovers()
+    import os
+
+    from arena.referee.table import TableSettings
+    from arena.tournament.compare import CompareConfig, CompareError, run_compare
+    from arena.tournament.results import ResultsStoreError
+    from arena.tournament.runner import RunBusyError, RunInterrupted
+    from arena.tournament.schedule import ScheduleError
+    from arena.tournament.sequential import Sprt
+
+    try:
+        test = Sprt(margin=margin, alpha=alpha, beta=beta)
+    except ValueError as error:
+        fail(str(error))
+    if run_id is not None and not run_id.strip():
+        fail("--run-id must not be empty")
+    specs = load_entrants([new, base], registry)
+    open_store(db).close()  # a clear error now for a file that is not a results database
+    config = CompareConfig(
+        entrants=tuple(specs),
+        games=0,  # each batch sets how far it plays
+        seed=seed,
+        jobs=jobs or os.cpu_count() or 1,
+        db_path=db,
+        settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
+        limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
+        sandbox=check_sandbox(sandbox, workdir_mb),
+        workdir_bytes=workdir_mb * MIB,
+        test=test,
+        max_games=max_games,
+        batch=batch,
+        name=run_id,
+    )
+    from arena.tournament.compare import check_config
+
+    try:
+        check_config(config)
+    except CompareError as error:
+        fail(str(error))
+    if seed is not None:
+        from arena.tournament.schedule import seed_warning
+
+        err_console.print(seed_warning(seed), highlight=False, markup=False)
+    build_entrants(specs, db.parent / "logs", build)
+    from arena.present.compare import CompareProgressLine, render_compare
+
+    try:
+        with CompareProgressLine(console, enabled=not as_json) as line:
+            outcome = run_compare(config, db.parent / "logs", line.update)
+    except (RunBusyError, ResultsStoreError, CompareError, ScheduleError) as error:
+        fail(str(error))
+    except OSError as error:  # e.g. the disk filled up: what was committed is kept
+        fail(f"{error}; every game stored so far is kept, run the same command to resume")
+    except RunInterrupted as stopped:
+        err_console.print(
+            f"interrupted: {stopped.summary.played} games played in this batch are stored; "
+            "run the same command again to resume the comparison",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    if as_json:
+        import json
+
+        print(json.dumps(outcome.to_json(), indent=2))
+    else:
+        where = "" if db == DEFAULT_DB else f" --db {db}"
+        render_compare(console, outcome, f"arena report {outcome.run_id}{where}")
+    raise typer.Exit(EXIT_CODES[outcome.verdict])

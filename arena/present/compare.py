@@ -1,0 +1,102 @@
+"""``arena compare`` on the terminal: the live line of the test, then its verdict."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+from arena.present.safe_text import literal
+from arena.tournament.compare import CompareOutcome, ComparePosition
+
+# Entrant labels are name@version; longer ones (from an older database) are cut.
+LABEL_LIMIT = 80
+
+VERDICT_LINES = {
+    "better": ("NEW is better than BASE", "bold green"),
+    "not better": ("NEW is not better than BASE", "bold red"),
+    "undecided": ("undecided: the cap came first", "bold yellow"),
+}
+
+
+def sprt_figures(outcome: CompareOutcome) -> str:
+    """The test's position in one short line: groups, mean score, the ratio and its bounds."""
+    state = outcome.state
+    return (
+        f"{state.groups} groups, {state.estimate:.1%}, "
+        f"LLR {state.llr:+.2f} in ({state.lower:+.2f}, {state.upper:+.2f})"
+    )
+
+
+class CompareProgressLine:
+    """Games stored of the cap, time, and the test: the log-likelihood ratio in its bounds.
+
+    Fits 80 columns: ``compare 48/3000 games 0:00:35 8 groups, 99.0%, LLR +3.76 in (-2.20,
+    +2.20)``.
+    """
+
+    def __init__(self, console: Console, enabled: bool = True) -> None:
+        self.progress = Progress(
+            # No bar: the cap is far away, the ratio's bounds are what draw near.
+            TextColumn("[bold]compare"),
+            MofNCompleteColumn(),
+            TextColumn("games"),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[test]}", markup=False),
+            console=console,
+            disable=not enabled,
+        )
+        self.task: TaskID | None = None
+
+    def __enter__(self) -> CompareProgressLine:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.progress.__exit__(kind, value, traceback)
+
+    def update(self, position: ComparePosition) -> None:
+        figures = sprt_figures(position.outcome)
+        total = position.outcome.max_games
+        if self.task is None:
+            self.task = self.progress.add_task(
+                "compare", total=total, completed=position.games, test=figures
+            )
+        self.progress.update(self.task, completed=position.games, test=figures)
+
+
+def render_compare(console: Console, outcome: CompareOutcome, report_command: str) -> None:
+    """The verdict, the estimate with its seed-bootstrap interval, and what stands behind it.
+
+    ``report_command``: how to read the comparison's run as a report.
+    """
+    text, style = VERDICT_LINES[outcome.verdict]
+    console.print(Text(text, style=style))
+    console.print(Text.assemble("  NEW:  ", literal(outcome.new, LABEL_LIMIT)))
+    console.print(Text.assemble("  BASE: ", literal(outcome.base, LABEL_LIMIT)))
+    state, test = outcome.state, outcome.test
+    low, high = outcome.interval
+    lines = [
+        f"  NEW ahead of BASE in {state.estimate:.1%} of their team pairs (ties half)",
+        f"  95% interval {low:.1%}–{high:.1%} (bootstrap over {state.groups} seeds)",
+        f"  {state.groups} seed groups, {outcome.games} games "
+        f"({outcome.played} played now, cap {outcome.max_games})",
+        f"  LLR {state.llr:+.2f}, bounds {state.lower:+.2f} and {state.upper:+.2f} "
+        f"(margin {test.margin:g}, alpha {test.alpha:g}, beta {test.beta:g})",
+        f"  stored as run {outcome.run_id}: {report_command}",
+    ]
+    for line in lines:
+        console.print(line, highlight=False, markup=False)
