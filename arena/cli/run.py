@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -37,12 +38,32 @@ from .common import (
 DEFAULT_ENTRANTS = ("random", "greedy", "lowest")
 
 
+class Schedule(StrEnum):
+    full = "full"
+    sampled = "sampled"
+    auto = "auto"
+
+
 def run(
     entrants: Annotated[
         list[str] | None,
         typer.Argument(help="Bots (executable or directory with bot.toml); default: the samples."),
     ] = None,
     games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
+    schedule: Annotated[
+        Schedule,
+        typer.Option(
+            help="full: every triple in every seating; sampled: a balanced sample of "
+            "--matches matches; auto: full up to 240 matches (7 entrants), else sampled."
+        ),
+    ] = Schedule.auto,
+    matches: Annotated[
+        int | None,
+        typer.Option(
+            help="Matches of a sampled schedule, rounded up to whole triples of six "
+            "seatings (default: 30 per entrant)."
+        ),
+    ] = None,
     seed: Annotated[
         int | None,
         typer.Option(
@@ -81,7 +102,7 @@ def run(
     from arena.referee.table import TableSettings
     from arena.tournament.results import ResultsStoreError, entrant_label
     from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
-    from arena.tournament.schedule import ScheduleError
+    from arena.tournament.schedule import ScheduleError, choose_schedule
 
     names = list(entrants or [])
     if all_registered:
@@ -101,11 +122,19 @@ def run(
         fail("a tournament needs at least two entrants")
     if games < 1:
         fail("--games must be at least 1")
+    try:
+        plan = choose_schedule(len(specs), schedule.value, matches)
+    except ScheduleError as error:
+        fail(str(error))
     open_store(db).close()  # a clear error now for a file that is not a results database
     if seed is not None:
         from arena.tournament.schedule import seed_warning
 
         err_console.print(seed_warning(seed), highlight=False, markup=False)
+    # Said before the bots are built, which can take a while.
+    (err_console if as_json else console).print(
+        plan.describe(len(specs)), highlight=False, markup=False
+    )
     build_entrants(specs, db.parent / "logs", build)
     config = RunConfig(
         entrants=tuple(specs),
@@ -115,6 +144,7 @@ def run(
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
+        schedule=plan,
         sandbox=check_sandbox(sandbox, workdir_mb),
         workdir_bytes=workdir_mb * MIB,
     )

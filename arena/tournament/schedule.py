@@ -16,7 +16,7 @@ import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final, Literal
 
 from arena.engine import GameKey
 from arena.engine.deals import KEY_BYTES, check_secret
@@ -25,6 +25,13 @@ _GAME_LABEL: Final = b"schmier-arena/game:"
 _RUN_SEED_LABEL: Final = b"schmier-arena/run-seed:"
 _SAMPLED_SEED: Final = 20261201
 _REPAIR_STEPS: Final = 1000
+
+# ``--schedule auto`` plays the full round robin up to this many matches (7 entrants: 210),
+# and a sampled one above it (8 entrants would be 336, 30 entrants 24,360: the cube of the
+# field). The default sample gives each entrant 30 matches' worth of the field, so at 8
+# entrants it is 240 matches too: the size of a run grows smoothly, then linearly.
+AUTO_FULL_LIMIT: Final = 240
+SAMPLED_MATCHES_PER_ENTRANT: Final = 30
 
 
 class ScheduleError(ValueError):
@@ -233,3 +240,81 @@ def sampled(entrant_count: int, matches: int, games: int) -> list[ScheduledMatch
             key = f"p{t}-s{s}-" + "-".join(str(e) for e in seating)
             schedule.append(ScheduledMatch(key, seating, games))
     return schedule
+
+
+ScheduleChoice = Literal["full", "sampled", "auto"]
+
+
+def full_size(entrant_count: int) -> int:
+    """Matches in the full round robin, without building it."""
+    return sum(len(seatings(triple)) for triple in triples(entrant_count))
+
+
+def _whole_triples(matches: int) -> int:
+    """A sampled schedule plays whole triples, six seatings each: ``matches`` rounded up."""
+    return -(-matches // 6) * 6
+
+
+def default_sampled_matches(entrant_count: int) -> int:
+    return _whole_triples(SAMPLED_MATCHES_PER_ENTRANT * entrant_count)
+
+
+@dataclass(frozen=True)
+class SchedulePlan:
+    """Which schedule a run plays: the full round robin, or a sample of ``matches`` matches.
+
+    Part of a sampled run's identity, so that the same command resumes the same schedule.
+    """
+
+    kind: Literal["full", "sampled"] = "full"
+    matches: int | None = None  # sampled: a multiple of six (whole triples)
+    reason: str = field(default="", compare=False)  # why it was chosen, for the one line
+
+    def __post_init__(self) -> None:
+        if (self.kind == "sampled") != (self.matches is not None):
+            raise ValueError("a sampled schedule, and only it, has a number of matches")
+
+    def build(self, entrant_count: int, games: int) -> list[ScheduledMatch]:
+        if self.matches is None:
+            return round_robin(entrant_count, games)
+        return sampled(entrant_count, self.matches, games)
+
+    def identity(self) -> dict[str, Any] | None:
+        """What a run's identity records; None for the full round robin (as before it)."""
+        if self.matches is None:
+            return None
+        return {"kind": self.kind, "matches": self.matches}
+
+    def describe(self, entrant_count: int) -> str:
+        full = full_size(entrant_count)
+        if self.matches is None:
+            what = f"full round robin, {full:,} matches"
+        else:
+            what = f"sampled, {self.matches:,} of the full round robin's {full:,} matches"
+        return f"schedule: {what} ({self.reason})" if self.reason else f"schedule: {what}"
+
+
+def choose_schedule(
+    entrant_count: int, choice: ScheduleChoice = "auto", matches: int | None = None
+) -> SchedulePlan:
+    """The schedule ``--schedule choice --matches matches`` asks for, with the reason why."""
+    if matches is not None and matches < 1:
+        raise ScheduleError("--matches must be at least 1")
+    full = full_size(entrant_count)
+    if choice == "full":
+        if matches is not None:
+            raise ScheduleError("--matches sizes a sampled schedule; --schedule full plays all")
+        return SchedulePlan(reason="--schedule full")
+    if choice == "auto" and full <= AUTO_FULL_LIMIT:
+        ignored = f"; --matches {matches} is for a sampled one" if matches is not None else ""
+        return SchedulePlan(reason=f"auto: the full one is at most {AUTO_FULL_LIMIT}{ignored}")
+    if entrant_count < 3:
+        raise ScheduleError("a sampled schedule needs at least three entrants")
+    if matches is None:
+        size = default_sampled_matches(entrant_count)
+        how = f"{SAMPLED_MATCHES_PER_ENTRANT} per entrant, in whole triples of six seatings"
+    else:
+        size = _whole_triples(matches)
+        how = f"--matches {matches}" + (" in whole triples of six" if size != matches else "")
+    why = f"auto: the full one is over {AUTO_FULL_LIMIT}; " if choice == "auto" else ""
+    return SchedulePlan("sampled", size, f"{why}{how}")

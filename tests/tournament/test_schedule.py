@@ -235,7 +235,7 @@ def test_a_sample_plays_whole_triples_so_matches_round_up_to_six() -> None:
     assert choose_schedule(5, "sampled") == SchedulePlan("sampled", 150)
 
 
-def test_explicit_full_and_auto_below_the_limit_ignore_no_option_silently() -> None:
+def test_full_plays_every_match_and_auto_below_the_limit_says_matches_is_unused() -> None:
     assert choose_schedule(12, "full") == SchedulePlan("full")
     assert len(choose_schedule(12, "full").build(12, games=1)) == full_size(12)
     small = choose_schedule(4, "auto", 12)
