@@ -61,8 +61,14 @@ def pairwise_results(outcome: GameOutcome, index: dict[str, int]) -> list[tuple[
     return pairs
 
 
-def _fit(count: int, pairs: Sequence[tuple[int, int]]) -> NDArray[np.float64]:
-    strengths = choix.ilsr_pairwise(count, pairs, alpha=REGULARISATION, max_iter=500)
+def _fit(wins: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Fit to ``wins[i, j]``, how often i finished ahead of j (``pairwise_results``).
+
+    The dense form of choix's I-LSR: the same chain as ``ilsr_pairwise`` over the list of
+    pairs, built from the counts at once, so a bootstrap replicate (a weighted sum of the
+    seeds' matrices) costs a matrix, not a list of every pair again.
+    """
+    strengths = choix.ilsr_pairwise_dense(wins, alpha=REGULARISATION, max_iter=500)
     centred: NDArray[np.float64] = (strengths - strengths.mean()) * ELO_PER_NAT
     return centred
 
@@ -75,24 +81,21 @@ def fit_ratings(
     if len(names) < 2:
         return []
     index = {name: i for i, name in enumerate(names)}
-    by_seed: dict[int, list[tuple[int, int]]] = {}
+    by_seed: dict[int, NDArray[np.float64]] = {}
     games_of = dict.fromkeys(names, 0)
     seeds_of: dict[str, set[int]] = {name: set() for name in names}
     for game in games:
-        by_seed.setdefault(game.seed, []).extend(pairwise_results(game.outcome, index))
+        wins = by_seed.setdefault(game.seed, np.zeros((len(names), len(names))))
+        for winner, loser in pairwise_results(game.outcome, index):
+            wins[winner, loser] += 1.0
         for name in set(game.outcome.entrants_by_team):
             games_of[name] += 1
             seeds_of[name].add(game.seed)
     seeds = sorted(by_seed)
-    point = _fit(len(names), [pair for seed in seeds for pair in by_seed[seed]])
+    per_seed = np.array([by_seed[seed] for seed in seeds])  # seeds × entrants × entrants
+    point = _fit(per_seed.sum(axis=0))
     draws = np.array(
-        [
-            _fit(
-                len(names),
-                [pair for seed, k in zip(seeds, row, strict=True) for pair in by_seed[seed] * k],
-            )
-            for row in seed_weights(len(seeds), replicates).astype(int)
-        ]
+        [_fit(np.tensordot(row, per_seed, axes=1)) for row in seed_weights(len(seeds), replicates)]
     )
     low, high = np.quantile(draws, [0.025, 0.975], axis=0)
     ratings = [
