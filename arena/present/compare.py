@@ -15,7 +15,7 @@ from rich.progress import (
 from rich.text import Text
 
 from arena.present.safe_text import literal
-from arena.tournament.compare import CompareOutcome, ComparePosition
+from arena.tournament.compare import CompareOutcome
 
 # Entrant labels are name@version; longer ones (from an older database) are cut.
 LABEL_LIMIT = 80
@@ -68,14 +68,13 @@ class CompareProgressLine:
     ) -> None:
         self.progress.__exit__(kind, value, traceback)
 
-    def update(self, position: ComparePosition) -> None:
-        figures = sprt_figures(position.outcome)
-        total = position.outcome.max_games
+    def update(self, outcome: CompareOutcome) -> None:
+        figures = sprt_figures(outcome)
         if self.task is None:
             self.task = self.progress.add_task(
-                "compare", total=total, completed=position.games, test=figures
+                "compare", total=outcome.max_games, completed=outcome.games, test=figures
             )
-        self.progress.update(self.task, completed=position.games, test=figures)
+        self.progress.update(self.task, completed=outcome.games, test=figures)
 
 
 def render_compare(console: Console, outcome: CompareOutcome, report_command: str) -> None:

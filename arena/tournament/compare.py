@@ -39,7 +39,6 @@ __all__ = [
     "CompareConfig",
     "CompareError",
     "CompareOutcome",
-    "ComparePosition",
     "GroupTally",
     "check_config",
     "compare_outcome",
@@ -151,7 +150,9 @@ class CompareOutcome:
     state: SprtState
     verdict: Verdict  # the test's, or "undecided" when the cap stopped it
     finished: bool  # decided, or no group left under the cap
-    interval: tuple[float, float]  # 95 % seed-bootstrap interval of the mean group score
+    # 95 % seed-bootstrap interval of the mean group score; (0, 1) while none is computed
+    # (no group yet, or a live position: the bootstrap is for the verdict).
+    interval: tuple[float, float]
     games: int  # games stored, complete groups or not
     max_games: int
     played: int = 0  # in this session
@@ -254,18 +255,12 @@ class CompareConfig(RunConfig):
         return self.name if self.name is not None else super().run_id
 
 
-@dataclass(frozen=True)
-class ComparePosition:
-    """What the live line shows, after each stored game."""
-
-    outcome: CompareOutcome
-    games: int  # stored so far, complete groups or not
-
-
-OnComparePosition = Callable[[ComparePosition], None]
+# Told where the test stands after each stored game (the live line; without the interval).
+OnComparePosition = Callable[[CompareOutcome], None]
 
 
 def check_config(config: CompareConfig) -> None:
+    """Refuse, before any bot is built or started, a comparison that cannot be run."""
     if len(config.entrants) != 2:
         raise CompareError("a comparison has two entrants, NEW and BASE")
     new, base = config.labels
@@ -332,11 +327,11 @@ def run_compare(
         played += 1
         tally.add(seeded(scheduled, config.labels, result))
         if on_position is not None:
-            on_position(ComparePosition(position(with_interval=False), tally.games))
+            on_position(position(with_interval=False))
 
     outcome = position(with_interval=False)
     if on_position is not None:
-        on_position(ComparePosition(outcome, tally.games))
+        on_position(outcome)
     while not outcome.finished:
         target = next_target(outcome.groups, config.batch, config.max_games)
         assert target is not None  # not finished: the cap leaves room for a group
