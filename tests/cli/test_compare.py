@@ -6,12 +6,18 @@ groups (greedy finishes ahead of lowest in nearly every pair): about 20 s on two
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from tournament.helpers import copy_bot
+
+from arena.present.compare import CompareProgressLine, render_compare
+from arena.tournament.compare import CompareOutcome
+from arena.tournament.sequential import Sprt, SprtState, Verdict
 
 from .test_cli import GREEDY, RANDOM, REPO_ROOT, assert_clean_failure, assert_ok, invoke, show
 
@@ -69,6 +75,64 @@ def test_random_against_its_copy_is_never_better_at_a_small_cap(tmp_path: Path) 
     assert verdict["verdict"] == "undecided", show(result)
     assert result.exit_code == 3, show(result)
     assert verdict["games"] == 12 == _stored_games(db)
+
+    # A higher cap continues the same test: the two stored groups count.
+    more = invoke(
+        "compare", str(copy), RANDOM, "--db", str(db), "--max-games", "18", "--json", *FAST
+    )
+    continued = json.loads(more.stdout)
+    assert continued["run_id"] == verdict["run_id"], show(more)
+    assert (continued["groups"], continued["games"], continued["played"]) == (3, 18, 6)
+    assert continued["verdict"] == "undecided" and more.exit_code == 3, show(more)
+
+
+def _outcome(verdict: Verdict, groups: int = 32) -> CompareOutcome:
+    test = Sprt()
+    llr = {"better": 3.05, "not better": -3.1, "undecided": 0.4}[verdict]
+    state = SprtState(groups, 0.956, llr, test.lower, test.upper, verdict)
+    return CompareOutcome(
+        run_id="14dce8615cf1",
+        new="greedy@73d4cbb44931",
+        base="lowest@1de296eda409",
+        test=test,
+        state=state,
+        verdict=verdict,
+        finished=True,
+        interval=(0.94, 0.971),
+        games=6 * groups,
+        max_games=3000,
+        played=6 * groups,
+    )
+
+
+def _console() -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, width=80, color_system=None, soft_wrap=True), buffer
+
+
+@pytest.mark.parametrize("verdict", ["better", "not better", "undecided"])
+def test_the_verdict_fits_80_columns_with_its_figures(verdict: Verdict) -> None:
+    console, buffer = _console()
+    render_compare(console, _outcome(verdict), "arena report 14dce8615cf1")
+    text = buffer.getvalue()
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+    assert "…" not in text
+    for figure in ("95.6%", "94.0%–97.1%", "32 seeds", "192 games", "-2.94", "+2.94"):
+        assert figure in text, text
+    first = text.splitlines()[0]
+    assert first.startswith(
+        {"better": "NEW is better", "not better": "NEW is not better"}.get(verdict, "undecided")
+    )
+
+
+def test_the_live_line_shows_the_ratio_between_its_bounds_in_80_columns() -> None:
+    console, buffer = _console()
+    with CompareProgressLine(console) as line:
+        line.update(_outcome("undecided", groups=7))
+    last = buffer.getvalue().rstrip().splitlines()[-1]
+    assert len(last) <= 80 and "…" not in last, last
+    assert "42/3000 games" in last and "7 groups" in last, last
+    assert "LLR +0.40 in (-2.94, +2.94)" in last, last
 
 
 def test_the_same_bot_as_new_and_base_is_refused(tmp_path: Path) -> None:
