@@ -151,9 +151,9 @@ def compare(
         fail(str(error))
     except OSError as error:  # e.g. the disk filled up: what was committed is kept
         fail(f"{error}; every game stored so far is kept, run the same command to resume")
-    except RunInterrupted as stopped:
+    except RunInterrupted:
         err_console.print(
-            f"interrupted: {stopped.summary.played} games played in this batch are stored; "
+            "interrupted: every finished game is stored; "
             "run the same command again to resume the comparison",
             highlight=False,
         )
