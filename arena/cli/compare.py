@@ -41,13 +41,20 @@ EXIT_CODES: Final = {"better": 0, "not better": 1, "undecided": 3}
 
 
 def compare(
-    new: Annotated[str, typer.Argument(help="The candidate: a bot directory, executable or name.")],
-    base: Annotated[str, typer.Argument(help="What it must beat, given the same way.")],
+    new: Annotated[
+        str,
+        typer.Argument(
+            metavar="NEW", help="The candidate: a bot directory, executable or registered name."
+        ),
+    ],
+    base: Annotated[
+        str, typer.Argument(metavar="BASE", help="What it must beat, given the same way.")
+    ],
     margin: Annotated[
         float,
         typer.Option(
-            help="The smallest improvement worth detecting: NEW's expected share of its team "
-            "pairs with BASE ahead is 0.5 + margin under 'better', 0.5 under 'not better'."
+            help="The smallest improvement worth detecting: the share of NEW-versus-BASE team "
+            "pairs NEW finishes ahead in is 0.5 + margin under 'better', 0.5 under 'not better'."
         ),
     ] = 0.05,
     alpha: Annotated[
@@ -59,10 +66,10 @@ def compare(
     max_games: Annotated[
         int,
         typer.Option(help="Stop undecided after this many games (six per seed group)."),
-    ] = 3000,
+    ] = 3000,  # compare.DEFAULT_MAX_GAMES (the CLI imports no statistics before it runs)
     batch: Annotated[
         int, typer.Option(help="Seed groups played between two looks at the test.")
-    ] = 4,
+    ] = 4,  # compare.DEFAULT_BATCH
     seed: Annotated[
         int | None,
         typer.Option(
