@@ -99,7 +99,8 @@ def seed_rate_interval(rate: SeedRatio) -> tuple[float, float]:
 def _seed_ratio_interval(ratio: SeedRatio) -> tuple[float | None, float | None]:
     """As ``seed_rate_interval`` for an unbounded ratio (points per deal): None below two seeds."""
     value = ratio.value
-    if ratio.seeds < MIN_SEEDS_FOR_INTERVAL:
+    # Games without a single deal leave no points per deal to resample.
+    if ratio.seeds < MIN_SEEDS_FOR_INTERVAL or not any(ratio.denominators.values()):
         return (None, None)
     low, high = ratio.interval()
     return (min(low, value), max(high, value))

@@ -248,6 +248,8 @@ def test_standings_empty_and_zero_deals() -> None:
     (only,) = standings([_row("x", "draw", 0, 0)])
     assert only.points_per_deal == 0.0
     assert only.win_rate == 0.5
+    (no_deals,) = standings([_row("x", "draw", 0, 0, seed=0), _row("x", "win", 0, 0, seed=1)])
+    assert (no_deals.points_per_deal_low, no_deals.points_per_deal_high) == (None, None)
 
 
 def _width(interval: tuple[float, float]) -> float:
