@@ -28,6 +28,14 @@ DEFAULT_REGISTRY = Path("arena-results") / "registry"
 
 DbOption = Annotated[Path, typer.Option(help="The results database.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+WideOption = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        help="Add the report's secondary columns (wins, draws, bids, faults, decision times, "
+        "head-to-head counts); the default view fits 80 columns.",
+    ),
+]
 RegistryOption = Annotated[Path, typer.Option(help="The local bot registry.")]
 SandboxOption = Annotated[
     bool,
@@ -146,8 +154,9 @@ def open_store(db: Path, create: bool = True) -> ResultsStore:
         fail(str(error))
 
 
-def show_report(db: Path, run_id: str | None, as_json: bool) -> None:
-    """A stored run's report: rich tables, or JSON for machines."""
+def show_report(db: Path, run_id: str | None, as_json: bool, wide: bool = False) -> None:
+    """A stored run's report: rich tables (the secondary columns only when ``wide``), or JSON
+    for machines (everything)."""
     import json
 
     from arena.present.display import render_report
@@ -161,4 +170,4 @@ def show_report(db: Path, run_id: str | None, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        render_report(console, report)
+        render_report(console, report, wide)

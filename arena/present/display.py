@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from arena.tournament.play import PlayResult
     from arena.tournament.registry import RegisteredBot
     from arena.tournament.submit import SubmitResult
+
+# Wide enough for every column of a report's wide view with the longest labels.
+WIDE_LIMIT = 1000
 
 # Entrant labels are name@version: a manifest name (at most 64 characters) and a 12-digit
 # version fit; a longer label, e.g. from an older database, is cut rather than wrapped.
@@ -82,68 +86,152 @@ class RunProgressBar:
         self.progress.update(self.task, completed=state.done, rate=rate, leader=leader)
 
 
-def render_report(console: Console, report: RunReport) -> None:
-    run = report.run
-    table = Table(
-        title=f"Run {run.id} ({run.status}): {report.games} games, {report.draws} draws; "
-        f"par = {PAR:.1%}",
-    )
-    for column, justify in [
-        ("#", "right"),
-        ("entrant", "left"),
-        ("games", "right"),
-        ("wins", "right"),
-        ("draws", "right"),
-        ("win rate, 95% interval", "right"),
-        ("vs par", "left"),
-        ("pts/deal", "right"),
-        ("bids won", "right"),
-        ("faults", "right"),
-        ("ms/dec", "right"),
-    ]:
-        table.add_column(column, justify=justify, no_wrap=column == "entrant")  # type: ignore[arg-type]
-    for rank, s in enumerate(report.standings, start=1):
-        if s.ci_low > PAR:
-            verdict = "[green]above[/]"
-        elif s.ci_high < PAR:
-            verdict = "[red]below[/]"
-        else:
-            verdict = "unclear"
-        bids = "-" if not s.bids_made else f"{s.bids_won}/{s.bids_made}"
-        table.add_row(
-            str(rank),
-            literal(s.entrant, LABEL_LIMIT),
-            str(s.games),
-            str(s.wins),
-            str(s.draws),
-            f"{s.win_rate:.1%} ({s.ci_low:.0%}–{s.ci_high:.0%})",
-            verdict,
-            f"{s.points_per_deal:.2f}",
-            bids,
-            str(s.faults),
-            "-" if s.mean_decision_ms is None else f"{s.mean_decision_ms:.1f}",
-        )
+def _percent(rate: float) -> str:
+    return f"{100 * rate:.1f}"
+
+
+def _percent_interval(low: float, high: float) -> str:
+    # In whole percents: the seed bootstrap is not precise beyond that, and it keeps the
+    # column narrow. Rates are never negative, so a dash reads as "to".
+    return f"{100 * low:.0f}–{100 * high:.0f}"
+
+
+def _versus_par(low: float, high: float) -> str:
+    if low > PAR:
+        return "[green]above[/]"
+    if high < PAR:
+        return "[red]below[/]"
+    return "unclear"
+
+
+def _table(title: str) -> Table:
+    """A report table: no outer frame, so that 80 columns hold every figure."""
+    return Table(title=title, show_edge=False, pad_edge=False)
+
+
+def _add_label_column(table: Table, header: str) -> None:
+    # The only column that may shrink: a long label folds onto a second line (whole, never
+    # cut), while every figure keeps its width (no_wrap) and is never cut to "…".
+    table.add_column(header, overflow="fold")
+
+
+def _add_figure_columns(table: Table, headers: Sequence[str]) -> None:
+    for header in headers:
+        table.add_column(header, justify="right", no_wrap=True)
+
+
+def _print_table(console: Console, table: Table, wide: bool) -> None:
+    """The default view fits the console; the wide one takes the width its columns need, on a
+    console of any width (a terminal wraps its lines, a file or a pipe keeps them)."""
+    if wide:
+        unbounded = console.options.update_width(WIDE_LIMIT)
+        natural = Measurement.get(console, unbounded, table).maximum
+        if natural > console.width:
+            table.width = natural
     console.print(table)
+
+
+def render_report(console: Console, report: RunReport, wide: bool = False) -> None:
+    """A run's report for a terminal of 80 columns or more.
+
+    Headers are short on purpose ("win %", "95% CI") and the secondary columns (wins, draws
+    and losses, the interval of the points per deal, bids, faults, decision times, the
+    head-to-head counts) are shown only with ``wide``; ``--json`` carries everything.
+    """
+    run = report.run
+    # Two short lines, each whole at 80 columns (the console does not wrap: soft_wrap).
+    console.print(
+        literal(
+            f"Run {run.id} ({run.status}): {report.games} games, {report.draws} draws, "
+            f"{report.seeds} game seed{'' if report.seeds == 1 else 's'}; par = {PAR:.1%}"
+        )
+    )
+    console.print("95% intervals: a bootstrap over game seeds (duplicate deals, R3.1a)")
+    if report.ratings:
+        _render_ratings(console, report, wide)
+    _render_standings(console, report, wide)
     if report.head_to_head:
-        h2h = Table(title="Head to head: how often A finished ahead of B in shared games")
-        for column in ("A", "B", "games", "A ahead", "ties", "B ahead", "A's rate, 95% interval"):
-            h2h.add_column(column, no_wrap=column in ("A", "B"))
-        for h in report.head_to_head:
-            if h.a >= h.b:
-                continue  # each pair once; (B, A) is the mirror image
-            h2h.add_row(
-                literal(h.a, LABEL_LIMIT),
-                literal(h.b, LABEL_LIMIT),
-                str(h.games),
-                str(h.a_ahead),
-                str(h.ties),
-                str(h.b_ahead),
-                f"{h.rate:.1%} ({h.ci_low:.0%}–{h.ci_high:.0%})",
-            )
-        console.print(h2h)
+        _render_head_to_head(console, report, wide)
     if report.faults_by_kind:
         faults = ", ".join(f"{kind}: {n}" for kind, n in report.faults_by_kind.items())
         console.print(literal(f"faults by kind: {faults}"))
+
+
+def _render_ratings(console: Console, report: RunReport, wide: bool) -> None:
+    table = _table("Ranking by rating (Bradley–Terry over finishing order, Elo scale, mean 0)")
+    _add_figure_columns(table, ["#"])
+    _add_label_column(table, "entrant")
+    _add_figure_columns(table, ["rating", "95% CI", "games", "seeds"])
+    for rank, r in enumerate(report.ratings, start=1):
+        table.add_row(
+            str(rank),
+            literal(r.entrant, LABEL_LIMIT),
+            f"{r.rating:+.0f}",
+            # Ratings may be negative: "to" rather than a dash that would read as a minus.
+            f"{r.low:+.0f} to {r.high:+.0f}",
+            str(r.games),
+            str(r.seeds),
+        )
+    _print_table(console, table, wide)
+
+
+def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
+    # With ratings the ranking is theirs: a win rate depends on whom an entrant happened to meet.
+    title = "Standings by win rate" + (
+        " (the ranking is by rating, above)" if report.ratings else ""
+    )
+    table = _table(title)
+    _add_figure_columns(table, ["#"])
+    _add_label_column(table, "entrant")
+    _add_figure_columns(table, ["games", "seeds"])
+    if wide:
+        _add_figure_columns(table, ["wins", "draws", "losses"])
+    _add_figure_columns(table, ["win %", "95% CI"])
+    table.add_column("vs par", no_wrap=True)
+    _add_figure_columns(table, ["pts/deal"])
+    if wide:
+        _add_figure_columns(table, ["95% CI", "bids won", "faults", "ms/dec"])
+    for rank, s in enumerate(report.standings, start=1):
+        cells: list[str | Text] = [str(rank), literal(s.entrant, LABEL_LIMIT), str(s.games)]
+        cells.append(str(s.seeds))
+        if wide:
+            cells += [str(s.wins), str(s.draws), str(s.losses)]
+        cells += [
+            _percent(s.win_rate),
+            _percent_interval(s.ci_low, s.ci_high),
+            _versus_par(s.ci_low, s.ci_high),
+            f"{s.points_per_deal:.2f}",
+        ]
+        if wide:
+            low, high = s.points_per_deal_low, s.points_per_deal_high
+            cells += [
+                "-" if low is None or high is None else f"{low:.2f} to {high:.2f}",
+                "-" if not s.bids_made else f"{s.bids_won}/{s.bids_made}",
+                str(s.faults),
+                "-" if s.mean_decision_ms is None else f"{s.mean_decision_ms:.1f}",
+            ]
+        table.add_row(*cells)
+    _print_table(console, table, wide)
+
+
+def _render_head_to_head(console: Console, report: RunReport, wide: bool) -> None:
+    table = _table("Head to head: how often A finished ahead of B in shared games (ties half)")
+    _add_label_column(table, "A")
+    _add_label_column(table, "B")
+    _add_figure_columns(table, ["games", "seeds"])
+    if wide:
+        _add_figure_columns(table, ["A ahead", "ties", "B ahead"])
+    _add_figure_columns(table, ["A %", "95% CI"])
+    for h in report.head_to_head:
+        if h.a >= h.b:
+            continue  # each pair once; (B, A) is the mirror image
+        cells: list[str | Text] = [literal(h.a, LABEL_LIMIT), literal(h.b, LABEL_LIMIT)]
+        cells += [str(h.games), str(h.seeds)]
+        if wide:
+            cells += [str(h.a_ahead), str(h.ties), str(h.b_ahead)]
+        cells += [_percent(h.rate), _percent_interval(h.ci_low, h.ci_high)]
+        table.add_row(*cells)
+    _print_table(console, table, wide)
 
 
 TEAM_LABELS = ("team 0 (seats 0, 3)", "team 1 (seats 1, 4)", "team 2 (seats 2, 5)")

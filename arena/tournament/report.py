@@ -1,14 +1,35 @@
-"""A run's report as data: standings, head-to-head, totals — ready for a table or ``--json``."""
+"""A run's report as data: ratings, standings, head-to-head, totals — ready for a table or
+``--json``."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Final
 
+from arena.tournament.ratings import Rating, fit_ratings
+from arena.tournament.resample import REPLICATES
 from arena.tournament.results import ResultsStore, RunInfo
-from arena.tournament.stats import HeadToHead, Standing, head_to_head, standings
+from arena.tournament.stats import (
+    MIN_SEEDS_FOR_INTERVAL,
+    HeadToHead,
+    Standing,
+    head_to_head,
+    standings,
+)
 
 PAR = 1 / 3  # three teams: a bot no better than its opponents wins a third of its games
+
+# With two entrants a rating says no more than the head-to-head rate it is a function of
+# (one pair, one odds ratio), and the standings already order the two; ratings earn their
+# place only when entrants met different opponents.
+MIN_ENTRANTS_FOR_RATINGS: Final = 3
+
+INTERVALS: Final = {
+    "confidence": 0.95,
+    "method": "percentile bootstrap over game seeds (duplicate groups, R3.1a)",
+    "replicates": REPLICATES,
+    "min_seeds": MIN_SEEDS_FOR_INTERVAL,
+}
 
 
 class UnknownRunError(LookupError):
@@ -19,8 +40,10 @@ class UnknownRunError(LookupError):
 class RunReport:
     run: RunInfo
     games: int
+    seeds: int  # independent game seeds of the run
     draws: int
-    standings: list[Standing]
+    ratings: list[Rating]  # best first; empty below MIN_ENTRANTS_FOR_RATINGS entrants
+    standings: list[Standing]  # by win rate
     head_to_head: list[HeadToHead]
     faults_by_kind: dict[str, int]
 
@@ -28,8 +51,11 @@ class RunReport:
         return {
             "run": asdict(self.run),
             "games": self.games,
+            "seeds": self.seeds,
             "draws": self.draws,
             "par": PAR,
+            "intervals": INTERVALS,
+            "ratings": [asdict(r) for r in self.ratings],
             "standings": [asdict(s) for s in self.standings],
             "head_to_head": [asdict(h) for h in self.head_to_head],
             "faults_by_kind": self.faults_by_kind,
@@ -44,12 +70,15 @@ def build_report(store: ResultsStore, run_id: str | None = None) -> RunReport:
         raise UnknownRunError(
             f"no run {run_id!r} in the results database" if run_id else "the database holds no run"
         )
-    outcomes = store.game_outcomes(run.id)
+    games = store.seeded_outcomes(run.id)
+    entrants = {name for game in games for name in game.outcome.entrants_by_team}
     return RunReport(
         run=run,
-        games=len(outcomes),
-        draws=sum(1 for o in outcomes if o.winner is None),
+        games=len(games),
+        seeds=len({game.seed for game in games}),
+        draws=sum(1 for game in games if game.outcome.winner is None),
+        ratings=fit_ratings(games) if len(entrants) >= MIN_ENTRANTS_FOR_RATINGS else [],
         standings=standings(store.entrant_game_rows(run.id)),
-        head_to_head=head_to_head(outcomes),
+        head_to_head=head_to_head(games),
         faults_by_kind=store.fault_counts(run.id),
     )

@@ -18,6 +18,7 @@ from arena.cli import app
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RANDOM = str(REPO_ROOT / "sample_bots" / "random")
 GREEDY = str(REPO_ROOT / "sample_bots" / "greedy")
+LOWEST = str(REPO_ROOT / "sample_bots" / "lowest")
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -25,8 +26,8 @@ pytestmark = pytest.mark.timeout(120)
 ENV = {"COLUMNS": "200"}
 
 
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args), env=ENV)
+def invoke(*args: str, columns: int = 200) -> Result:
+    return CliRunner().invoke(app, list(args), env={**ENV, "COLUMNS": str(columns)})
 
 
 def show(result: Result) -> str:
@@ -88,11 +89,14 @@ def stored_run(tmp_path_factory: pytest.TempPathFactory) -> StoredRun:
     return StoredRun(db, _run_id(db), result, _labels_in(db))
 
 
-def _assert_standings_table(text: str, run: StoredRun) -> None:
-    title = re.search(rf"Run {run.run_id} \(finished\): 6 games, (\d+) draws", text)
+def _assert_standings_table(text: str, run: StoredRun, wide: bool = False) -> None:
+    title = re.search(rf"Run {run.run_id} \(finished\): 6 games, (\d+) draws, 1 game seed;", text)
     assert title, text
     draws = int(title.group(1))
-    for column in ("entrant", "games", "wins", "draws", "win rate", "95% interval"):
+    columns = ["entrant", "games", "seeds", "win %", "95% CI", "vs par", "pts/deal"]
+    if wide:
+        columns += ["wins", "draws", "losses", "bids won", "faults", "ms/dec"]
+    for column in columns:
         assert column in text
     rows = {}
     for name in ("random", "greedy"):
@@ -105,11 +109,15 @@ def _assert_standings_table(text: str, run: StoredRun) -> None:
         # the standings row starts with the rank (the head-to-head rows name two entrants)
         (row,) = [c for c in cells if c[0].isdigit() and c[1] == label]
         rows[name] = row
-    # each entrant holds 9 of the 18 team places of the six games
+    # each entrant holds 9 of the 18 team places of the six games, all dealt from game seed 0
     assert [int(rows[name][2]) for name in ("random", "greedy")] == [9, 9]
-    assert sum(int(row[3]) for row in rows.values()) == 6 - draws  # wins
-    assert sum(int(row[4]) for row in rows.values()) == 3 * draws
+    assert [int(rows[name][3]) for name in ("random", "greedy")] == [1, 1]
+    if wide:  # the wins and draws columns follow the seeds
+        assert sum(int(row[4]) for row in rows.values()) == 6 - draws  # wins
+        assert sum(int(row[5]) for row in rows.values()) == 3 * draws
     assert "Head to head" in text
+    # two entrants: no ratings table (one pair, which the head-to-head already gives)
+    assert "Ranking by rating" not in text
 
 
 def test_run_prints_a_standings_table(stored_run: StoredRun) -> None:
@@ -128,7 +136,13 @@ def _check_report_json(data: dict[str, Any], run_id: str, games: int) -> None:
         assert s["games"] == s["wins"] + s["draws"] + s["losses"]
     assert sum(s["games"] for s in standings) == 3 * games
     assert sum(s["wins"] for s in standings) == games - data["draws"]
-    assert isinstance(data["head_to_head"], list)
+    # every game of a run with --games 1 is dealt from game seed 0 (R3.1a)
+    assert data["seeds"] == 1
+    assert all(s["seeds"] == 1 for s in standings)
+    assert all(h["seeds"] == 1 for h in data["head_to_head"])
+    assert data["head_to_head"]
+    assert data["intervals"]["method"].startswith("percentile bootstrap over game seeds")
+    assert data["ratings"] == []  # two entrants
 
 
 def test_run_json_prints_only_valid_json_with_standings(tmp_path: Path) -> None:
@@ -157,6 +171,80 @@ def test_report_prints_the_standings_of_the_stored_run(stored_run: StoredRun) ->
     by_id = invoke("report", stored_run.run_id, "--db", str(stored_run.db))
     assert_ok(by_id)
     _assert_standings_table(by_id.stdout, stored_run)
+    wide = invoke("report", "--db", str(stored_run.db), "--wide")
+    assert_ok(wide)
+    _assert_standings_table(wide.stdout, stored_run, wide=True)
+
+
+@dataclass
+class ThreeEntrantRun:
+    db: Path
+    result: Result  # of ``arena run`` at 80 columns
+
+
+@pytest.fixture(scope="module")
+def three_entrant_run(tmp_path_factory: pytest.TempPathFactory) -> ThreeEntrantRun:
+    """``arena run random greedy lowest --games 2`` at 80 columns: twelve games on two seeds."""
+    db = tmp_path_factory.mktemp("cli-three") / "arena.db"
+    args = ("run", RANDOM, GREEDY, LOWEST, "--games", "2", "--jobs", "2", "--db", str(db))
+    result = invoke(*args, columns=80)
+    assert_ok(result)
+    return ThreeEntrantRun(db, result)
+
+
+NARROW_HEADERS = ("#", "entrant", "rating", "95% CI", "games", "seeds", "win %", "vs par")
+WIDE_HEADERS = ("wins", "draws", "losses", "bids won", "faults", "ms/dec", "A ahead", "B ahead")
+
+
+def _header_cells(text: str) -> set[str]:
+    return {cell.strip() for line in text.splitlines() if "┃" in line for cell in line.split("┃")}
+
+
+def _assert_whole_at_80_columns(text: str) -> None:
+    assert "…" not in text, text
+    tables = [line for line in text.splitlines() if "│" in line or "┃" in line or "━" in line]
+    assert tables and max(len(line) for line in tables) <= 80, text
+    headers = _header_cells(text)
+    assert set(NARROW_HEADERS) | {"pts/deal", "B", "A %"} <= headers, text
+    assert not set(WIDE_HEADERS) & headers, text
+    assert text.index("Ranking by rating") < text.index("Standings by win rate"), text
+
+
+def test_run_and_report_fit_80_columns(three_entrant_run: ThreeEntrantRun) -> None:
+    run_output = three_entrant_run.result.stdout
+    # the report that ``arena run`` prints once its games are played (not its progress line)
+    _assert_whole_at_80_columns(run_output[run_output.index("\nRun ") :])
+    report = invoke("report", "--db", str(three_entrant_run.db), columns=80)
+    assert_ok(report)
+    _assert_whole_at_80_columns(report.stdout)
+    rating_lines = [
+        line
+        for line in report.stdout.splitlines()
+        if re.match(r"^\d │ \w+@[0-9a-f]{12} │ +[+-]\d+ │", line)
+    ]
+    assert len(rating_lines) == 3, report.stdout
+    for line in rating_lines:  # the figures of a rating line are whole
+        assert re.search(r"│ +[+-]\d+ to [+-]\d+ │ +12 │ +2$", line), line
+
+
+def test_report_wide_adds_the_secondary_columns(three_entrant_run: ThreeEntrantRun) -> None:
+    result = invoke("report", "--db", str(three_entrant_run.db), "--wide", columns=80)
+    assert_ok(result)
+    assert "…" not in result.stdout, result.stdout
+    assert set(NARROW_HEADERS) | set(WIDE_HEADERS) <= _header_cells(result.stdout)
+
+
+def test_report_json_of_three_entrants_has_ratings(three_entrant_run: ThreeEntrantRun) -> None:
+    result = invoke("report", "--db", str(three_entrant_run.db), "--json", columns=80)
+    assert_ok(result)
+    data = json.loads(result.stdout)
+    assert data["seeds"] == 2
+    ratings = data["ratings"]
+    assert {r["entrant"].split("@")[0] for r in ratings} == {"random", "greedy", "lowest"}
+    assert [r["rating"] for r in ratings] == sorted((r["rating"] for r in ratings), reverse=True)
+    for r in ratings:
+        assert (r["games"], r["seeds"]) == (12, 2)
+        assert r["low"] <= r["rating"] <= r["high"]
 
 
 def test_report_json(stored_run: StoredRun) -> None:
