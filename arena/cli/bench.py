@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .common import RoundsOption, SandboxOption, check_sandbox, console, reap_leftovers
+from .common import RoundsOption, SandboxOption, check_sandbox, console, fail, reap_leftovers
 
 bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
@@ -78,3 +78,47 @@ def bench_tournament_command(
     sandbox = check_sandbox(sandbox)
     figures = bench_tournament(games, jobs or os.cpu_count() or 1, seed, max(1, rounds), sandbox)
     print_lines(figures.lines())
+
+
+@bench_app.command("stats")
+def bench_stats_command(
+    seeds: Annotated[int, typer.Option(help="Seed groups of greedy against noisy greedy.")] = 300,
+    null_seeds: Annotated[
+        int, typer.Option(help="Seed groups of noisy greedy against a copy of itself.")
+    ] = 150,
+    run_seeds: Annotated[int, typer.Option(help="Seeds in one run of the coverage check.")] = 20,
+    runs: Annotated[int, typer.Option(help="Runs drawn from the pool for coverage.")] = 2000,
+    tests: Annotated[int, typer.Option(help="Sequential tests per case.")] = 200,
+    p: Annotated[float, typer.Option(help="Noisy greedy's chance of a random card.")] = 0.3,
+    margin: Annotated[float, typer.Option(help="The sequential test's margin.")] = 0.05,
+    alpha: Annotated[float, typer.Option(help="The test's false-positive rate.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="The test's false-negative rate.")] = 0.05,
+    max_groups: Annotated[
+        int, typer.Option(help="Seed groups after which a test counts as undecided.")
+    ] = 2000,
+    seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
+    jobs: Annotated[int, typer.Option(help="Processes (default: CPUs).")] = 0,
+) -> None:
+    """Check the report's intervals and arena compare's test on in-process games (figures)."""
+    import os
+
+    from arena.bench.stats import StudySize, bench_stats
+
+    try:
+        size = StudySize(
+            seeds=seeds,
+            null_seeds=null_seeds,
+            run_seeds=run_seeds,
+            runs=runs,
+            tests=tests,
+            p=p,
+            margin=margin,
+            alpha=alpha,
+            beta=beta,
+            max_groups=max_groups,
+            seed=seed,
+            jobs=jobs or os.cpu_count() or 1,
+        )
+    except ValueError as error:
+        fail(str(error))
+    print_lines(bench_stats(size).lines())
