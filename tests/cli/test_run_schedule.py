@@ -61,7 +61,7 @@ def run_settings(db: Path) -> dict[str, object]:
 
 
 @pytest.mark.timeout(600)
-def test_a_twelve_entrant_sampled_run_completes_and_resumes(tmp_path: Path) -> None:
+def test_a_twelve_entrant_sampled_run_completes_resumes_and_is_rated(tmp_path: Path) -> None:
     bots = twelve_entrants(tmp_path / "bots")
     db = tmp_path / "results" / "arena.db"
     # Six triples: each of the twelve entrants plays in one or two of them.
@@ -87,7 +87,11 @@ def test_a_twelve_entrant_sampled_run_completes_and_resumes(tmp_path: Path) -> N
 
     report = invoke("report", "--db", str(db), "--json")
     assert report.exit_code == 0, show(report)
-    assert len(json.loads(report.stdout)["standings"]) == 12
+    ratings = json.loads(report.stdout)["ratings"]
+    assert len(ratings) == 12
+    assert all(r["low"] <= r["rating"] <= r["high"] for r in ratings)
+    assert [r["rating"] for r in ratings] == sorted((r["rating"] for r in ratings), reverse=True)
+    assert "Ranking by rating" in result.stdout  # and arena run's own report ranks by it
 
 
 @pytest.mark.parametrize(
