@@ -269,6 +269,10 @@ class TestRuns:
     def median_games(self) -> float:
         return statistics.median(self.games)
 
+    @property
+    def mean_games(self) -> float:
+        return statistics.fmean(self.games)
+
 
 _POOLS: dict[str, object] = {}
 
@@ -314,6 +318,18 @@ def _tally(results: Sequence[tuple[str, int]]) -> TestRuns:
     )
 
 
+def independent_sd(
+    groups: Sequence[SeedGroup], rng: np.random.Generator, draws: int = 20_000
+) -> float:
+    """The SD of a group's score when each of its six games is dealt from its own seed."""
+    points = np.asarray([g.seating_points for g in groups], dtype=float)
+    picks = rng.integers(0, len(points), size=(draws, points.shape[1]))
+    scores = points[picks, np.arange(points.shape[1])].sum(axis=1) / (
+        PAIRS_PER_SEATING * points.shape[1]
+    )
+    return float(np.std(scores))
+
+
 # -- the study ---------------------------------------------------------------------------------
 
 
@@ -328,6 +344,10 @@ class StudyFigures:
     strong_score: float  # G's mean group score against N: 1/2 + its true advantage
     score_interval: tuple[float, float]
     null_score: float  # N against N before mirroring (1/2 up to the pool's noise)
+    # The spread of one group's score, which sets the games a test needs: duplicate seed
+    # groups, and groups of six games on six independent deals (drawn from the pool).
+    duplicate_sd: float
+    independent_sd: float
     fresh: Coverage
     drawn: Coverage
     sweep: list[Coverage]  # drawn runs of SWEEP_SEEDS seeds
@@ -381,8 +401,9 @@ class StudyFigures:
             f"games needed at G's true advantage {self.strong_score - 0.5:+.4f}: median "
             f"{self.duplicate.median_games:.0f} games with duplicate seed groups, "
             f"{self.independent.median_games:.0f} with independent deals; ratio {ratio:.2f} "
-            f"(better in {self.duplicate.better} and {self.independent.better} of "
-            f"{s.tests})",
+            f"(means {self.duplicate.mean_games:.0f} and {self.independent.mean_games:.0f}; "
+            f"a group's score SD {self.duplicate_sd:.4f} and {self.independent_sd:.4f}; "
+            f"better in {self.duplicate.better} and {self.independent.better} of {s.tests})",
             f"study time: {self.seconds:.0f} s; rerun: {s.command()}",
         ]
 
@@ -445,6 +466,8 @@ def bench_stats(size: StudySize) -> StudyFigures:
         strong_score=score_ratio.value,
         score_interval=score_ratio.interval(CONFIDENCE),
         null_score=statistics.fmean(null_scores),
+        duplicate_sd=float(np.std(scores)),
+        independent_sd=independent_sd(groups, rng),
         fresh=coverage(groups, disjoint, truth),
         drawn=coverage(groups, drawn_runs, truth),
         sweep=sweep,

@@ -60,6 +60,9 @@ def test_the_quick_study_prints_every_figure_as_a_fraction() -> None:
     )
     assert needed is not None, out
     assert int(needed.group(1)) % 24 == 0  # whole looks of four seed groups of six games
+    spreads = re.search(r"a group's score SD ([\d.]+) and ([\d.]+);", out)
+    assert spreads is not None, out
+    assert all(0.0 <= float(sd) <= 0.5 for sd in spreads.groups())  # a score lies in [0, 1]
     assert re.search(r"rerun: arena bench stats --seeds 4 --null-seeds 2 ", out), out
 
 
