@@ -36,6 +36,7 @@ from .stats import GameOutcome, SeededOutcome, finishing_positions
 
 __all__ = [
     "GROUP_GAMES",
+    "GROUP_SEATINGS",
     "CompareConfig",
     "CompareError",
     "CompareOutcome",
