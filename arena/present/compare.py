@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from types import TracebackType
-
 from rich.console import Console
 from rich.progress import (
     MofNCompleteColumn,
     Progress,
-    TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
 from rich.text import Text
 
+from arena.present.live import LiveProgress
 from arena.present.safe_text import literal
 from arena.tournament.compare import CompareOutcome
 
@@ -36,7 +34,7 @@ def sprt_figures(outcome: CompareOutcome) -> str:
     )
 
 
-class CompareProgressLine:
+class CompareProgressLine(LiveProgress):
     """Games stored of the cap, time, and the test: the log-likelihood ratio in its bounds.
 
     Fits 80 columns: ``compare 48/3000 games 0:00:35 8 groups, 99.0%, LLR +3.76 in (-2.20,
@@ -44,29 +42,18 @@ class CompareProgressLine:
     """
 
     def __init__(self, console: Console, enabled: bool = True) -> None:
-        self.progress = Progress(
-            # No bar: the cap is far away, the ratio's bounds are what draw near.
-            TextColumn("[bold]compare"),
-            MofNCompleteColumn(),
-            TextColumn("games"),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[test]}", markup=False),
-            console=console,
-            disable=not enabled,
+        super().__init__(
+            Progress(
+                # No bar: the cap is far away, the ratio's bounds are what draw near.
+                TextColumn("[bold]compare"),
+                MofNCompleteColumn(),
+                TextColumn("games"),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[test]}", markup=False),
+                console=console,
+                disable=not enabled,
+            )
         )
-        self.task: TaskID | None = None
-
-    def __enter__(self) -> CompareProgressLine:
-        self.progress.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.progress.__exit__(kind, value, traceback)
 
     def update(self, outcome: CompareOutcome) -> None:
         figures = sprt_figures(outcome)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -14,7 +13,6 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
-    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -22,6 +20,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from arena.present.live import LiveProgress
 from arena.present.safe_text import literal, printable
 from arena.tournament.report import PAR, RunReport
 from arena.tournament.results import entrant_label
@@ -40,37 +39,26 @@ WIDE_LIMIT = 1000
 LABEL_LIMIT = 80
 
 
-class RunProgressBar:
+class RunProgressBar(LiveProgress):
     """Games done/total, games per second, ETA and the current leader."""
 
     def __init__(self, console: Console, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.progress = Progress(
-            TextColumn("[bold]games"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            # The leader is an entrant's label, bot text: escaped, and never read as markup.
-            TextColumn("leader: {task.fields[leader]}", markup=False),
-            console=console,
-            disable=not enabled,
+        super().__init__(
+            Progress(
+                TextColumn("[bold]games"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                # The leader is an entrant's label, bot text: escaped, and never read as markup.
+                TextColumn("leader: {task.fields[leader]}", markup=False),
+                console=console,
+                disable=not enabled,
+            )
         )
-        self.task: TaskID | None = None
-
-    def __enter__(self) -> RunProgressBar:
-        self.progress.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.progress.__exit__(kind, value, traceback)
 
     def update(self, state: RunProgress) -> None:
         import time
