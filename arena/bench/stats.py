@@ -19,9 +19,9 @@ against a copy of N (its own random choices); then it samples repeated runs from
   scores with their mirror images 1 - x, so the null world is exactly symmetric) and its
   power at the margin (the G-against-N scores, exponentially tilted to a mean of 1/2 +
   margin);
-- the games it needs at G's true advantage, with duplicate seed groups against the same
-  test on independent deals: a group whose six games come from six different seeds of the
-  pool, so each game is dealt its own cards.
+- the games it needs at G's true advantage, and at the margin (both tilted), with
+  duplicate seed groups against the same test on independent deals: a group whose six
+  games come from six different seeds of the pool, so each game is dealt its own cards.
 
 Each figure is a plain fraction or count; nothing is asserted, the caller reads them.
 """
@@ -61,7 +61,14 @@ CONFIDENCE: Final = 0.95
 # Run sizes (seeds) of the coverage sweep: `arena run --games 10` stands on 10 seeds.
 SWEEP_SEEDS: Final = (5, 10, 20, 40)
 
-Case = Literal["null", "margin", "duplicate", "independent"]
+Case = Literal["null", "margin", "duplicate", "independent", "margin-independent"]
+CASES: Final[tuple[Case, ...]] = (
+    "null",
+    "margin",
+    "duplicate",
+    "independent",
+    "margin-independent",
+)
 
 
 class NoisyBot(Bot):
@@ -284,14 +291,13 @@ def _set_pools(pools: dict[str, object]) -> None:
 def _one_test(task: tuple[Case, int, StudySize]) -> tuple[str, int]:
     """One sequential test on groups drawn from the pools; (verdict, games played)."""
     case, index, size = task
-    rng = np.random.default_rng(
-        [size.seed, ("null", "margin", "duplicate", "independent").index(case), index]
-    )
+    rng = np.random.default_rng([size.seed, CASES.index(case), index])
     test = Sprt(size.margin, size.alpha, size.beta)
-    values = np.asarray(_POOLS["null" if case == "null" else "scores"], dtype=float)
+    pool = {"null": "null", "margin-independent": "independent"}.get(case, "scores")
+    values = np.asarray(_POOLS[pool], dtype=float)
     probabilities: NDArray[np.float64] | None = None
-    if case == "margin":
-        probabilities = np.asarray(_POOLS["tilted"], dtype=float)
+    if case in ("margin", "margin-independent"):
+        probabilities = np.asarray(_POOLS[f"tilted {pool}"], dtype=float)
     points = np.asarray(_POOLS["points"], dtype=float)  # seeds × seatings
     scores: list[float] = []
     while len(scores) < size.max_groups:
@@ -318,16 +324,16 @@ def _tally(results: Sequence[tuple[str, int]]) -> TestRuns:
     )
 
 
-def independent_sd(
+def independent_scores(
     groups: Sequence[SeedGroup], rng: np.random.Generator, draws: int = 20_000
-) -> float:
-    """The SD of a group's score when each of its six games is dealt from its own seed."""
+) -> NDArray[np.float64]:
+    """Scores of groups whose six games are each dealt from its own seed of the pool."""
     points = np.asarray([g.seating_points for g in groups], dtype=float)
     picks = rng.integers(0, len(points), size=(draws, points.shape[1]))
-    scores = points[picks, np.arange(points.shape[1])].sum(axis=1) / (
+    scores: NDArray[np.float64] = points[picks, np.arange(points.shape[1])].sum(axis=1) / (
         PAIRS_PER_SEATING * points.shape[1]
     )
-    return float(np.std(scores))
+    return scores
 
 
 # -- the study ---------------------------------------------------------------------------------
@@ -355,6 +361,7 @@ class StudyFigures:
     margin: TestRuns
     duplicate: TestRuns
     independent: TestRuns
+    margin_independent: TestRuns  # independent deals tilted to the margin, as ``margin``
 
     def lines(self) -> list[str]:
         """The figures as ``arena bench stats`` prints them."""
@@ -362,11 +369,8 @@ class StudyFigures:
         fresh, drawn = self.fresh, self.drawn
         low, high = self.strong_interval
         score_low, score_high = self.score_interval
-        ratio = (
-            self.independent.median_games / self.duplicate.median_games
-            if self.duplicate.median_games
-            else math.nan
-        )
+        ratio = _ratio(self.independent.median_games, self.duplicate.median_games)
+        margin_ratio = _ratio(self.margin_independent.median_games, self.margin.median_games)
         return [
             f"study: greedy (G) against greedy playing a random legal card with probability "
             f"{s.p:g} (N), in-process; a seed group is one seed in every seating of "
@@ -404,8 +408,18 @@ class StudyFigures:
             f"(means {self.duplicate.mean_games:.0f} and {self.independent.mean_games:.0f}; "
             f"a group's score SD {self.duplicate_sd:.4f} and {self.independent_sd:.4f}; "
             f"better in {self.duplicate.better} and {self.independent.better} of {s.tests})",
+            f"games needed at the margin (both tilted to a group score of {0.5 + s.margin:g}): "
+            f"median {self.margin.median_games:.0f} games with duplicate seed groups, "
+            f"{self.margin_independent.median_games:.0f} with independent deals; ratio "
+            f"{margin_ratio:.2f} (means {self.margin.mean_games:.0f} and "
+            f"{self.margin_independent.mean_games:.0f}; better in {self.margin.better} and "
+            f"{self.margin_independent.better} of {s.tests})",
             f"study time: {self.seconds:.0f} s; rerun: {s.command()}",
         ]
+
+
+def _ratio(top: float, bottom: float) -> float:
+    return top / bottom if bottom else math.nan
 
 
 def bench_stats(size: StudySize) -> StudyFigures:
@@ -441,13 +455,16 @@ def bench_stats(size: StudySize) -> StudyFigures:
         for n in SWEEP_SEEDS
     ]
 
+    independent = independent_scores(groups, rng)
     pools: dict[str, object] = {
         "scores": scores,
         "null": null_scores + [1.0 - x for x in null_scores],
-        "tilted": list(tilted(scores, 0.5 + size.margin)),
+        "tilted scores": list(tilted(scores, 0.5 + size.margin)),
         "points": [list(g.seating_points) for g in groups],
+        "independent": list(independent),
+        "tilted independent": list(tilted(list(independent), 0.5 + size.margin)),
     }
-    cases: tuple[Case, ...] = ("null", "margin", "duplicate", "independent")
+    cases = CASES
     with ProcessPoolExecutor(
         size.jobs, mp_context=context, initializer=_set_pools, initargs=(pools,)
     ) as pool:
@@ -467,7 +484,7 @@ def bench_stats(size: StudySize) -> StudyFigures:
         score_interval=score_ratio.interval(CONFIDENCE),
         null_score=statistics.fmean(null_scores),
         duplicate_sd=float(np.std(scores)),
-        independent_sd=independent_sd(groups, rng),
+        independent_sd=float(np.std(independent)),
         fresh=coverage(groups, disjoint, truth),
         drawn=coverage(groups, drawn_runs, truth),
         sweep=sweep,
@@ -475,4 +492,5 @@ def bench_stats(size: StudySize) -> StudyFigures:
         margin=by_case["margin"],
         duplicate=by_case["duplicate"],
         independent=by_case["independent"],
+        margin_independent=by_case["margin-independent"],
     )

@@ -60,6 +60,13 @@ def test_the_quick_study_prints_every_figure_as_a_fraction() -> None:
     )
     assert needed is not None, out
     assert int(needed.group(1)) % 24 == 0  # whole looks of four seed groups of six games
+    at_the_margin = re.search(
+        r"^games needed at the margin \(both tilted to a group score of 0.55\): median (\d+) "
+        r"games with duplicate seed groups, (\d+) with independent deals; ratio ([\d.]+)",
+        out,
+        re.M,
+    )
+    assert at_the_margin is not None, out
     spreads = re.search(r"a group's score SD ([\d.]+) and ([\d.]+);", out)
     assert spreads is not None, out
     assert all(0.0 <= float(sd) <= 0.5 for sd in spreads.groups())  # a score lies in [0, 1]
