@@ -11,7 +11,7 @@ submission check the fault fails (docs/PROTOCOL.md, "Faults").
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final
 
@@ -82,22 +82,12 @@ POLICY: Final[Mapping[FaultKind, FaultPolicy]] = MappingProxyType(
         FaultKind.WRONG_REQUEST: _answer_fault(late_answer_expected=True),
         FaultKind.WRONG_KIND: _answer_fault(),
         FaultKind.MALFORMED: _answer_fault(late_answer_expected=True),
-        FaultKind.TIMEOUT: FaultPolicy(
-            auto_play=False,
-            late_answer_expected=True,
-            notice=True,
-            empties_bank=True,
-            plays_fallback=True,
-            check=ANSWERS_IN_TIME,
+        # Like an answer fault, but the time is what was missed: the bank is spent.
+        FaultKind.TIMEOUT: replace(
+            _answer_fault(late_answer_expected=True), empties_bank=True, check=ANSWERS_IN_TIME
         ),
-        FaultKind.FLOOD: FaultPolicy(
-            auto_play=False,
-            late_answer_expected=False,
-            notice=True,
-            empties_bank=False,
-            plays_fallback=False,
-            check=ANSWERS_LEGALLY,
-        ),
+        # Between requests: nothing to play in the bot's place.
+        FaultKind.FLOOD: replace(_answer_fault(), plays_fallback=False),
         FaultKind.CLOSED: _gone(STAYS_CONNECTED),
         FaultKind.NO_JOIN: _gone(JOINS, plays_fallback=False),
         FaultKind.STALLED: _gone(ANSWERS_IN_TIME),
