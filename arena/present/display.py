@@ -180,8 +180,8 @@ def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
     if wide:
         _add_figure_columns(table, ["95% CI", "bids won", "faults", "ms/dec"])
     for rank, s in enumerate(report.standings, start=1):
-        cells: list[str | Text] = [str(rank), literal(s.entrant, LABEL_LIMIT), str(s.games)]
-        cells.append(str(s.seeds))
+        cells: list[str | Text] = [str(rank), literal(s.entrant, LABEL_LIMIT)]
+        cells += [str(s.games), str(s.seeds)]
         if wide:
             cells += [str(s.wins), str(s.draws), str(s.losses)]
         cells += [
