@@ -20,7 +20,7 @@ import itertools
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import ClassVar, Final, Protocol
 
 from arena.engine.cards import DECK_SIZE
 
@@ -50,7 +50,21 @@ class DealSource(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class GameKey:
+class SecretKey:
+    """Bytes every card follows from: refused when too short to be secret, never shown."""
+
+    secret: bytes = field(repr=False)
+    DESCRIBED_AS: ClassVar[str] = "a key"
+
+    def __post_init__(self) -> None:
+        check_secret(self.secret, self.DESCRIBED_AS)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(<secret>)"
+
+
+@dataclass(frozen=True, slots=True, repr=False)  # SecretKey's repr hides the secret
+class GameKey(SecretKey):
     """The secret a game is dealt from; its repr never shows the secret.
 
     >>> key = GameKey.from_seed(7)
@@ -60,13 +74,7 @@ class GameKey:
     GameKey(<secret>)
     """
 
-    secret: bytes = field(repr=False)
-
-    def __post_init__(self) -> None:
-        check_secret(self.secret, "a game key")
-
-    def __repr__(self) -> str:
-        return "GameKey(<secret>)"
+    DESCRIBED_AS: ClassVar[str] = "a game key"
 
     @classmethod
     def from_seed(cls, seed: int) -> GameKey:

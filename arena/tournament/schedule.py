@@ -16,10 +16,10 @@ import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from arena.engine import GameKey
-from arena.engine.deals import KEY_BYTES, check_secret
+from arena.engine.deals import KEY_BYTES, SecretKey
 
 _GAME_LABEL: Final = b"schmier-arena/game:"
 _RUN_SEED_LABEL: Final = b"schmier-arena/run-seed:"
@@ -38,8 +38,8 @@ class ScheduleError(ValueError):
     """The entrants cannot make a tournament."""
 
 
-@dataclass(frozen=True, slots=True)
-class RunKey:
+@dataclass(frozen=True, slots=True, repr=False)  # SecretKey's repr hides the secret
+class RunKey(SecretKey):
     """A run's secret: every deal of the run follows from it, and from nothing else.
 
     A new run draws it from the operating system's CSPRNG (``generate``) and keeps it
@@ -47,13 +47,7 @@ class RunKey:
     which reproduces the run exactly but lets anyone who knows the seed know every card.
     """
 
-    secret: bytes = field(repr=False)
-
-    def __post_init__(self) -> None:
-        check_secret(self.secret, "a run key")
-
-    def __repr__(self) -> str:
-        return "RunKey(<secret>)"
+    DESCRIBED_AS: ClassVar[str] = "a run key"
 
     @classmethod
     def generate(cls) -> RunKey:
