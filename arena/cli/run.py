@@ -22,6 +22,7 @@ from .common import (
     ProcessesOption,
     RegistryOption,
     SandboxOption,
+    WideOption,
     WorkdirOption,
     bot_limits,
     build_entrants,
@@ -80,6 +81,7 @@ def run(
         typer.Option(help="Accepted for clarity: the same command always resumes its run."),
     ] = False,
     as_json: JsonOption = False,
+    wide: WideOption = False,
     all_registered: Annotated[
         bool, typer.Option(help="Add every registered bot (newest version of each name).")
     ] = False,
@@ -173,4 +175,4 @@ def run(
             highlight=False,
             markup=False,
         )
-    show_report(db, summary.run_id, as_json)
+    show_report(db, summary.run_id, as_json, wide)

@@ -17,7 +17,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
 from arena.present.live import LiveProgress
@@ -47,16 +47,22 @@ class RunProgressBar(LiveProgress):
         super().__init__(
             Progress(
                 TextColumn("[bold]games"),
-                BarColumn(),
+                BarColumn(bar_width=12),
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"),
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
-                # The leader is an entrant's label, bot text: escaped, and never read as markup.
-                TextColumn("leader: {task.fields[leader]}", markup=False),
+                # The leader is an entrant's label, bot text: escaped, never read as markup,
+                # and the one column cut (…) when the line is narrow: the figures stay whole.
+                TextColumn(
+                    "leader: {task.fields[leader]}",
+                    markup=False,
+                    table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis"),
+                ),
                 console=console,
                 disable=not enabled,
+                expand=True,
             )
         )
 
