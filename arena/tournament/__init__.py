@@ -1,12 +1,17 @@
 """Tournaments and the games around them, one concern per module; each builds only on those
 listed before it.
 
-- ``schedule``: which entrants meet, in which seatings, on which games (and the run's key).
-- ``stats``: win-rate intervals, standings and head-to-head over plain rows (pure).
+- ``schedule``: which entrants meet, in which seatings, on which games (the run's key; the
+  full round robin or a balanced sample of it).
+- ``resample``: intervals from a bootstrap over game seeds, the unit of independence (pure).
+- ``sequential``: the generalised SPRT over duplicate seed groups (pure).
+- ``stats``: standings and head-to-head over plain rows, with seed intervals (pure).
+- ``ratings``: Bradley–Terry ratings over finishing order (pure).
 - ``results``: the SQLite results store of runs, matches, games, seat statistics and faults.
 - ``registry``: submitted bots, kept by name and version, runnable by name.
 - ``runner``: plays a run's schedule on one referee and stores each game as it ends.
-- ``report``: a stored run's standings, head-to-head and totals, as data.
+- ``report``: a stored run's ratings, standings, head-to-head and totals, as data.
+- ``compare``: NEW against BASE in seed groups until the sequential test decides.
 - ``play``: one game between three entrants (``arena play``).
 - ``submit``: build, check in a short match, and register a contestant's bot.
 """
