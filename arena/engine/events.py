@@ -3,9 +3,9 @@
 Events are named tuples because the engine makes one per card played, on the hot path.
 
 An event with ``audience is None`` is public; otherwise only that seat may be told.
-``is_told_to`` is the one place that reads this (R10): ``Game.events_for`` and the
-wire's ``EventTranslator``, which turns events into what each seat is sent, both ask it
-and never decide visibility themselves.
+``is_told_to`` is the one place that reads this (R10): the wire's ``EventTranslator``,
+which turns events into what each seat is sent, asks it and never decides visibility
+itself.
 """
 
 from __future__ import annotations

@@ -58,7 +58,6 @@ from arena.engine.events import (
     OwnExchange,
     TrickWon,
     TrumpNamed,
-    is_told_to,
 )
 from arena.engine.legal import NOTHING, TRUMP_CHOICES, DiscardRule, Legal, bidding_choices
 from arena.engine.tricks import best_position
@@ -365,11 +364,6 @@ class Game:
         return DiscardRule(
             seat, CardSet(hand), CardSet(may), CardSet(non_trumps), excess, excess, True, "R5.4"
         )
-
-    def events_for(self, seat: int, start: int = 0) -> list[Event]:
-        """R10: the events from index ``start`` on that ``seat`` may be told, in order
-        (``events.is_told_to`` decides, as it does for the referee)."""
-        return [e for e in self.events[start:] if is_told_to(e, seat)]
 
     # --- the one door -----------------------------------------------------------------
 

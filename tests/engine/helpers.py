@@ -26,6 +26,7 @@ from arena.engine import (
     Suit,
     Trick,
 )
+from arena.engine.events import Event, is_told_to
 from arena.engine.game import Phase
 from arena.engine.randomplay import random_action
 
@@ -435,3 +436,9 @@ def check_record(record: dict[str, Any], start: tuple[int, int, int] = (0, 0, 0)
     else:
         assert not result["draw"] and result["winner"] == winner
         assert scores[winner] >= 21
+
+
+def events_for(game: Game, seat: int, start: int = 0) -> list[Event]:
+    """R10: the events from index ``start`` on that ``seat`` may be told, in order, as
+    ``events.is_told_to`` decides for the referee."""
+    return [e for e in game.events[start:] if is_told_to(e, seat)]

@@ -31,6 +31,7 @@ from .helpers import (
     assert_cards_conserved,
     cards_mentioned,
     check_record,
+    events_for,
     knowable,
 )
 
@@ -64,7 +65,7 @@ def assert_nothing_leaks(game: Game, seat: int, since_event: int, since_deal: in
     allowed = 0
     for number in range(since_deal, game.deal_number + 1):
         allowed |= knowable(game, number, seat)
-    told = game.events_for(seat, since_event)
+    told = events_for(game, seat, since_event)
     assert all(e.audience is None or e.audience == seat for e in told)
     leaked = cards_mentioned(told) & ~allowed
     assert not leaked, f"seat {seat} told of cards it may not know: {leaked:#x}"
@@ -189,4 +190,4 @@ def test_record_of_unfinished_game_replays_to_the_same_position(
     assert again.current_trick == game.current_trick
     for seat in range(6):
         assert view(again, seat) == view(game, seat)
-        assert again.events_for(seat) == game.events_for(seat)
+        assert events_for(again, seat) == events_for(game, seat)

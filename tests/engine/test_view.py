@@ -25,6 +25,7 @@ from .helpers import (
     SWEEP_HANDS,
     bid_and_name,
     cards_mentioned,
+    events_for,
     knowable,
     mask,
     mask_of_indices,
@@ -67,9 +68,9 @@ def test_R3_2_R10_at_the_deal_each_seat_sees_its_own_six_cards_only() -> None:
         v = view(game, seat)
         assert v.hand == game.hand(seat) and len(v.hand) == 6
         assert cards_mentioned(v) == game.hands[seat]
-        dealt = [e for e in game.events_for(seat) if isinstance(e, HandDealt)]
+        dealt = [e for e in events_for(game, seat) if isinstance(e, HandDealt)]
         assert dealt == [HandDealt(seat, game.hand(seat))]
-        assert cards_mentioned(game.events_for(seat)) == game.hands[seat]
+        assert cards_mentioned(events_for(game, seat)) == game.hands[seat]
         assert v.seat == seat and v.team == seat % 3 and v.dealer == game.dealer
         assert v.decision is DecisionKind.BID and v.to_act == (game.dealer + 1) % 6
 
@@ -91,7 +92,7 @@ def test_R3_2_R10_replacements_discards_and_stock_stay_hidden() -> None:
         for other in range(6):
             if other != seat:
                 others |= game.hands[other]
-        seen = cards_mentioned(v) | cards_mentioned(game.events_for(seat))
+        seen = cards_mentioned(v) | cards_mentioned(events_for(game, seat))
         assert seen & others == 0
         assert seen & ~knowable(game, 1, seat) == 0
         if seat != 5:
@@ -110,7 +111,7 @@ def test_R10_the_whole_list_of_what_a_seat_is_told() -> None:
     play_cards(game, EXCHANGE_PLAY)
     assert game.is_over
     for seat in range(6):
-        told = game.events_for(seat)
+        told = events_for(game, seat)
         kinds = [type(e) for e in told]
         expected = [DealStarted, HandDealt] + [BidMade] * 6 + [TrumpNamed]
         for who in range(6):
