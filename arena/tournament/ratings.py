@@ -22,7 +22,7 @@ import choix
 import numpy as np
 from numpy.typing import NDArray
 
-from .resample import seed_weights
+from .resample import expanded_tail, seed_weights
 from .stats import GameOutcome, SeededOutcome, finishing_positions
 
 __all__ = ["ELO_PER_NAT", "Rating", "SeededOutcome", "fit_ratings", "pairwise_results"]
@@ -97,7 +97,8 @@ def fit_ratings(
     draws = np.array(
         [_fit(np.tensordot(row, per_seed, axes=1)) for row in seed_weights(len(seeds), replicates)]
     )
-    low, high = np.quantile(draws, [0.025, 0.975], axis=0)
+    tail = expanded_tail(0.95, len(seeds))  # as every other interval of the report
+    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
     ratings = [
         Rating(
             entrant=name,

@@ -4,19 +4,36 @@ Every game played on one game seed shares its cards with the others of that seed
 the seating and the triple (R3.1a), so those games are not independent: the seed is the
 unit of independence. A figure is resampled by drawing whole seeds with replacement (a
 cluster bootstrap) and recomputing it from all the games of the drawn seeds; its interval
-is the percentile interval of those replicates. The draws come from a fixed generator, so
-a report reads the same each time it is built from the same games.
+is the *expanded* percentile interval of those replicates (Hesterberg, "What teachers
+should know about the bootstrap", 2015): the plain percentile interval over n seeds is
+too narrow for few seeds (it scales the spread by n where an unbiased estimate has
+n - 1, and uses the normal quantile where Student's t with n - 1 degrees of freedom
+applies), so its tails are taken at the normal probability of sqrt(n / (n - 1)) times
+t(n - 1) instead. ``arena bench stats`` measured the plain interval at 0.83, 0.90 and 0.92
+coverage for 5, 10 and 20 seeds. The draws come from a fixed generator, so a report reads
+the same each time it is built from the same games.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
+from statistics import NormalDist
 from typing import Final, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.stats import t as student_t
 
-__all__ = ["REPLICATES", "SeedRatio", "bootstrap_interval", "ratio_interval", "seed_weights"]
+__all__ = [
+    "REPLICATES",
+    "SeedRatio",
+    "bootstrap_interval",
+    "expanded_tail",
+    "percentile_interval",
+    "ratio_interval",
+    "seed_weights",
+]
 
 REPLICATES: Final = 2000
 _GENERATOR_SEED: Final = 20261201
@@ -30,8 +47,19 @@ def seed_weights(seeds: int, replicates: int = REPLICATES) -> NDArray[np.float64
     return rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=replicates).astype(float)
 
 
-def _percentiles(replicates: NDArray[np.float64], confidence: float) -> tuple[float, float]:
-    tail = (1.0 - confidence) / 2.0
+def expanded_tail(confidence: float, seeds: int) -> float:
+    """The share of replicates left out on each side for ``confidence`` over ``seeds`` seeds."""
+    if seeds < 2:
+        return 0.0  # nothing to scale by: the whole range of the replicates
+    t = float(student_t.ppf(0.5 + confidence / 2.0, seeds - 1))
+    return float(NormalDist().cdf(-math.sqrt(seeds / (seeds - 1)) * t))
+
+
+def percentile_interval(
+    replicates: NDArray[np.float64], confidence: float, seeds: int
+) -> tuple[float, float]:
+    """The expanded percentile interval of bootstrap ``replicates`` drawn over ``seeds``."""
+    tail = expanded_tail(confidence, seeds)
     low, high = np.quantile(replicates, [tail, 1.0 - tail])
     return float(low), float(high)
 
@@ -89,7 +117,7 @@ def ratio_interval(
     top = weights @ np.asarray(numerators, dtype=float)
     bottom = weights @ np.asarray(denominators, dtype=float)
     ratios = np.divide(top, bottom, out=np.full_like(top, np.nan), where=bottom > 0)
-    return _percentiles(ratios[~np.isnan(ratios)], confidence)
+    return percentile_interval(ratios[~np.isnan(ratios)], confidence, len(denominators))
 
 
 def bootstrap_interval(
@@ -108,4 +136,4 @@ def bootstrap_interval(
         return (-np.inf, np.inf)
     weights = seed_weights(len(seeds), replicates)
     values = np.array([statistic(seeds, row) for row in weights])
-    return _percentiles(values[~np.isnan(values)], confidence)
+    return percentile_interval(values[~np.isnan(values)], confidence, len(seeds))
