@@ -35,6 +35,8 @@ __all__ = [
     "ResultsStoreError",
     "RunInfo",
     "RunStatus",
+    "SeatTimes",
+    "StoredGame",
     "entrant_label",
 ]
 
@@ -158,6 +160,29 @@ class RunInfo:
     seed: int | None  # the explicit --seed; None for a run with a secret key
     settings: dict[str, Any]
     status: RunStatus
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One stored game of a run as a list of games shows it."""
+
+    id: int
+    seed: int  # the game index: the game seed it was dealt from (R3.1a)
+    entrants_by_team: tuple[str, str, str]
+    scores: tuple[int, int, int]
+    winner: int | None  # None for a draw
+    deals: int
+    faults: int
+
+
+@dataclass(frozen=True)
+class SeatTimes:
+    """The decision times of one seat in one game (what seat_stats keeps of them)."""
+
+    entrant: str
+    decisions: int
+    seconds_total: float
+    seconds_max: float
 
 
 def entrant_label(name: str, version: str) -> str:
@@ -629,6 +654,76 @@ class ResultsStore:
             (run_id,),
         ).fetchall()
         return {kind: count for kind, count in rows}
+
+    def games(self, run_id: str) -> list[StoredGame]:
+        """Every game of the run, in the order they were stored."""
+        rows = self._conn.execute(
+            """
+            SELECT g.id, g.game_index, e0.name, e0.version, e1.name, e1.version,
+                   e2.name, e2.version, g.score_team0, g.score_team1, g.score_team2,
+                   g.winner, g.deals,
+                   (SELECT COUNT(*) FROM faults f WHERE f.game_id = g.id)
+            FROM games g
+            JOIN matches m ON m.id = g.match_id
+            JOIN entrants e0 ON e0.id = m.entrant_team0
+            JOIN entrants e1 ON e1.id = m.entrant_team1
+            JOIN entrants e2 ON e2.id = m.entrant_team2
+            WHERE g.run_id = ?
+            ORDER BY g.id
+            """,
+            (run_id,),
+        ).fetchall()
+        return [
+            StoredGame(
+                id=r[0],
+                seed=r[1],
+                entrants_by_team=(
+                    entrant_label(r[2], r[3]),
+                    entrant_label(r[4], r[5]),
+                    entrant_label(r[6], r[7]),
+                ),
+                scores=(r[8], r[9], r[10]),
+                winner=r[11],
+                deals=r[12],
+                faults=r[13],
+            )
+            for r in rows
+        ]
+
+    def fault_counts_by_entrant(self, run_id: str) -> dict[str, dict[str, int]]:
+        """How many faults of each kind each entrant's seats made in the run's games."""
+        rows = self._conn.execute(
+            """
+            SELECT e.name, e.version, f.kind, COUNT(*)
+            FROM faults f
+            JOIN games g ON g.id = f.game_id
+            JOIN seat_stats s ON s.game_id = f.game_id AND s.seat = f.seat
+            JOIN entrants e ON e.id = s.entrant_id
+            WHERE g.run_id = ?
+            GROUP BY e.id, f.kind ORDER BY e.name, e.version, f.kind
+            """,
+            (run_id,),
+        ).fetchall()
+        counts: dict[str, dict[str, int]] = {}
+        for name, version, kind, count in rows:
+            counts.setdefault(entrant_label(name, version), {})[kind] = count
+        return counts
+
+    def seat_times(self, run_id: str) -> list[SeatTimes]:
+        """Each seat's decision times in each game of the run."""
+        rows = self._conn.execute(
+            """
+            SELECT e.name, e.version, s.decisions, s.decision_seconds_total,
+                   s.decision_seconds_max
+            FROM seat_stats s
+            JOIN games g ON g.id = s.game_id
+            JOIN entrants e ON e.id = s.entrant_id
+            WHERE g.run_id = ?
+            ORDER BY s.game_id, s.seat
+            """,
+            (run_id,),
+        ).fetchall()
+        return [SeatTimes(entrant_label(n, v), d, total, top) for n, v, d, total, top in rows]
 
 
 def _run_info(row: tuple[Any, ...]) -> RunInfo:
