@@ -31,6 +31,7 @@ __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
     "DuplicateGameError",
+    "GamePlace",
     "ResultsStore",
     "ResultsStoreError",
     "RunInfo",
@@ -160,6 +161,17 @@ class RunInfo:
     seed: int | None  # the explicit --seed; None for a run with a secret key
     settings: dict[str, Any]
     status: RunStatus
+
+
+@dataclass(frozen=True)
+class GamePlace:
+    """Where a stored game was played: its run, its seating and its game seed."""
+
+    game_id: int
+    run_id: str
+    match_key: str  # the seating's key, also the name of its log directory
+    game_index: int  # the game seed (R3.1a): the same deals at every seating of the run
+    entrants_by_team: tuple[str, str, str]
 
 
 @dataclass(frozen=True)
@@ -534,6 +546,48 @@ class ResultsStore:
         if not isinstance(record, dict):
             raise ResultsStoreError(f"game {game_id} has a record that is not a JSON object")
         return record
+
+    def game_place(self, game_id: int) -> GamePlace:
+        """Run, seating and game seed of a stored game; ``KeyError`` if there is none."""
+        rows = self._places("g.id = ?", (game_id,))
+        if not rows:
+            raise KeyError(f"unknown game {game_id}")
+        return rows[0]
+
+    def games_of_seed(self, run_id: str, game_index: int) -> list[GamePlace]:
+        """Every game of the run dealt from game seed ``game_index``: one per seating that
+        played it (duplicate play, R3.1a), in the order they were stored."""
+        return self._places("g.run_id = ? AND g.game_index = ?", (run_id, game_index))
+
+    def _places(self, where: str, args: tuple[Any, ...]) -> list[GamePlace]:
+        rows = self._conn.execute(
+            f"""
+            SELECT g.id, g.run_id, m.match_key, g.game_index,
+                   e0.name, e0.version, e1.name, e1.version, e2.name, e2.version
+            FROM games g
+            JOIN matches m ON m.id = g.match_id
+            JOIN entrants e0 ON e0.id = m.entrant_team0
+            JOIN entrants e1 ON e1.id = m.entrant_team1
+            JOIN entrants e2 ON e2.id = m.entrant_team2
+            WHERE {where}
+            ORDER BY g.id
+            """,
+            args,
+        ).fetchall()
+        return [
+            GamePlace(
+                game_id=r[0],
+                run_id=r[1],
+                match_key=r[2],
+                game_index=r[3],
+                entrants_by_team=(
+                    entrant_label(r[4], r[5]),
+                    entrant_label(r[6], r[7]),
+                    entrant_label(r[8], r[9]),
+                ),
+            )
+            for r in rows
+        ]
 
     def run(self, run_id: str) -> RunInfo | None:
         row = self._conn.execute(
