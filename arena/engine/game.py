@@ -140,6 +140,28 @@ class DealLog:
     points: tuple[int, int, int] = (0, 0, 0)
     scores_after: tuple[int, int, int] = (0, 0, 0)
 
+    def copy(self) -> DealLog:
+        """A clone whose lists are its own (their items are never changed in place)."""
+        return DealLog(
+            self.number,
+            self.dealer,
+            list(self.hands),
+            list(self.stock),
+            list(self.bids),
+            self.thrown_in,
+            self.bidder,
+            self.contract,
+            self.trump,
+            list(self.exchanges),
+            list(self.dealer_pickup),
+            self.dealer_discard,
+            list(self.tricks),
+            dict(self.categories),
+            self.game_totals,
+            self.points,
+            self.scores_after,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -220,9 +242,11 @@ class Game:
             key = GameKey.from_seed(seed)
         self.key: DealSource = key
         self.draw_limit = draw_limit
-        self.is_arranged = first_deal is not None
+        # A hand-built first deal or scores other than 0-0-0: not a game as dealt (R3.1a).
+        self.is_arranged = first_deal is not None or scores != (0, 0, 0)
         self.first_dealer = first_deal[2] if first_deal else self.key.first_dealer()
         self.dealer = self.first_dealer
+        self.start_scores = (scores[0], scores[1], scores[2])
         self.scores = list(scores)
         self.deals: list[DealLog] = []
         self.events: list[Event] = []
@@ -288,6 +312,31 @@ class Game:
             first_deal=(masks, stock_cards, dealer),
             scores=scores,
         )
+
+    def copy(self) -> Game:
+        """An independent clone, for search: acting on it never changes this game.
+
+        Cheap: the state of the deal in progress is copied; events, finished deals and
+        the key are immutable or never written again, so they are shared (the lists
+        holding them are copied, so each game appends to its own).
+
+        >>> game = Game(seed=7)
+        >>> clone = game.copy()
+        >>> clone.apply(clone.legal().example())
+        >>> game.decisions, clone.decisions
+        (0, 1)
+        """
+        clone = Game.__new__(Game)
+        clone.__dict__.update(self.__dict__)
+        clone.scores = list(self.scores)
+        clone.events = list(self.events)
+        clone.deals = self.deals[:-1]
+        clone.deals.append(self.deal.copy())
+        clone.hands = list(self.hands)
+        clone.stock = list(self.stock)
+        clone._trick = list(self._trick)
+        clone._won = list(self._won)
+        return clone
 
     # --- questions ----------------------------------------------------------------
 
