@@ -33,6 +33,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "MANIFEST_NAME",
@@ -45,6 +46,7 @@ __all__ = [
     "load_bot",
     "read_log_tail",
     "resolve_command",
+    "versioned_files",
 ]
 
 MANIFEST_NAME = "bot.toml"
@@ -79,6 +81,15 @@ class BotBuildError(RuntimeError):
         super().__init__(message)
         self.returncode = returncode
         self.log_tail = log_tail
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled whole (a build on a cluster worker fails on the coordinator): the default
+        # would call the class with the message alone.
+        return (_build_error, (str(self), self.returncode, self.log_tail))
+
+
+def _build_error(message: str, returncode: int | None, log_tail: str) -> BotBuildError:
+    return BotBuildError(message, returncode=returncode, log_tail=log_tail)
 
 
 @dataclass(frozen=True)
@@ -136,6 +147,22 @@ def compute_version(path: Path) -> str:
         with path.open("rb") as f:
             return hashlib.file_digest(f, "sha256").hexdigest()[:_VERSION_LEN]
 
+    digest = hashlib.sha256()
+    for rel, full in versioned_files(path):
+        # Hash a fixed-size per-file digest after a NUL-terminated path so that
+        # moving bytes between a path and a file's content cannot collide.
+        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        if full.is_file():
+            with full.open("rb") as f:
+                digest.update(b"F" + hashlib.file_digest(f, "sha256").digest())
+        else:
+            digest.update(b"L" + os.readlink(full).encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()[:_VERSION_LEN]
+
+
+def versioned_files(path: Path) -> list[tuple[str, Path]]:
+    """The files of bot directory ``path`` that its version hashes, as (relative POSIX
+    path, full path) in sorted order: what runs, without build outputs or caches."""
     entries: list[tuple[str, Path]] = []
     for root, dirnames, filenames in os.walk(path):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
@@ -151,18 +178,7 @@ def compute_version(path: Path) -> str:
                 continue
             entries.append((full.relative_to(path).as_posix(), full))
     entries.sort()
-
-    digest = hashlib.sha256()
-    for rel, full in entries:
-        # Hash a fixed-size per-file digest after a NUL-terminated path so that
-        # moving bytes between a path and a file's content cannot collide.
-        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
-        if full.is_file():
-            with full.open("rb") as f:
-                digest.update(b"F" + hashlib.file_digest(f, "sha256").digest())
-        else:
-            digest.update(b"L" + os.readlink(full).encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()[:_VERSION_LEN]
+    return entries
 
 
 def _env_names(value: object, manifest: Path) -> tuple[str, ...]:
