@@ -21,11 +21,31 @@ def bench_engine_command(
     games: Annotated[int, typer.Option(help="Games per round.")] = 300,
     rounds: Annotated[int, typer.Option(help="Rounds; the median round is reported.")] = 5,
     seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
+    against: Annotated[
+        str,
+        typer.Option(
+            help="A git revision whose engine plays the same rounds in alternation "
+            "(e.g. eb3dbeb); the ratio of decisions/s is printed."
+        ),
+    ] = "",
+    positions: Annotated[
+        int, typer.Option(help="Positions at which Game.copy() and determinization are timed.")
+    ] = 50,
 ) -> None:
-    """Play complete games between random legal players in one process (no gRPC)."""
-    from arena.bench.engine import bench_engine, engine_lines
+    """Play complete games between random legal players in one process (no gRPC); the cost
+    of Game.copy() and of determinization per call."""
+    from arena.bench.engine import bench_engine, compare_engines, engine_lines, search_cost_lines
 
-    print_lines(engine_lines(*bench_engine(games, rounds, seed)))
+    if against:
+        try:
+            comparison = compare_engines(against, games, rounds, seed)
+        except ValueError as error:
+            fail(str(error))
+        print_lines(comparison.lines())
+    else:
+        print_lines(engine_lines(*bench_engine(games, rounds, seed)))
+    if positions > 0:
+        print_lines(search_cost_lines(positions, seed))
 
 
 @bench_app.command("referee")
