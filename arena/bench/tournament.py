@@ -1,10 +1,13 @@
 """``arena bench tournament``: the Python sample bots in a real run, and the same run on one table.
 
-Figures: games/s and decisions/s of the run with ``jobs`` tables; the share of wall time
-the tables spent waiting for bot processes to start and join; and the scaling against
-the same schedule played one table at a time (target: at least 0.7 of one table times
-the number of cores); and the CPU each run kept busy, which bounds that scaling: tables
-cannot share out more cores than the machine has.
+Figures: games/s and decisions/s of the run with ``jobs`` tables on one referee (this
+process); the share of wall time the tables spent waiting for bot processes to start and
+join; and the scaling against the same schedule played one table at a time (target: at
+least 0.7 of one table times the number of cores); and the CPU each run kept busy, which
+bounds that scaling: tables cannot share out more cores than the machine has. Then the
+same run with its tables spread over referee processes (one per core, as ``arena run``
+does by default), as a ratio to the one-referee run, with the share of a core each
+referee kept busy: a referee near 1.00 is the ceiling that spreading them lifts.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
+from arena.tournament.executor import referee_processes
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
 
 from . import median_of
@@ -28,23 +32,40 @@ PYTHON_SAMPLES = ("random", "greedy", "lowest")
 @dataclass(frozen=True)
 class MeasuredRun:
     summary: RunSummary
-    referee_cpu_seconds: float  # this process: referee, tables, launcher, results
+    own_cpu_seconds: float  # this process: the results, and the referee where it plays here
     bots_cpu_seconds: float  # every bot process of the run, start-up included
     bots_cpu_counted: bool = True  # False: sandboxed bots without cgroups, CPU unknown
 
     @property
+    def referee_cpu_seconds(self) -> tuple[float, ...]:
+        """Each referee's CPU: the referee processes', or this process's own."""
+        return self.summary.referee_cpu_seconds or (self.own_cpu_seconds,)
+
+    @property
+    def referee_share(self) -> float:
+        """Of one core, what the busiest referee kept busy (1.00: it was the ceiling)."""
+        return max(self.referee_cpu_seconds) / self.summary.wall_seconds
+
+    @property
     def cores_busy(self) -> float:
-        return (self.referee_cpu_seconds + self.bots_cpu_seconds) / self.summary.wall_seconds
+        cpu = self.own_cpu_seconds + sum(self.summary.referee_cpu_seconds)
+        return (cpu + self.bots_cpu_seconds) / self.summary.wall_seconds
+
+    @property
+    def games_per_second(self) -> float:
+        return self.summary.played / self.summary.wall_seconds
 
 
 @dataclass(frozen=True)
 class TournamentRound:
-    """One round: the run with ``jobs`` tables, then the same run on one table."""
+    """One round: the run with ``jobs`` tables on one referee, the same run on one table,
+    and the same run with its ``jobs`` tables spread over referee processes."""
 
     jobs: int
     cores: int
     run: MeasuredRun
     single_run: MeasuredRun
+    spread_run: MeasuredRun
 
     @property
     def summary(self) -> RunSummary:
@@ -52,7 +73,7 @@ class TournamentRound:
 
     @property
     def games_per_second(self) -> float:
-        return self.summary.played / self.summary.wall_seconds
+        return self.run.games_per_second
 
     @property
     def decisions_per_second(self) -> float:
@@ -60,8 +81,12 @@ class TournamentRound:
 
     @property
     def single_games_per_second(self) -> float:
-        single = self.single_run.summary
-        return single.played / single.wall_seconds
+        return self.single_run.games_per_second
+
+    @property
+    def spread_ratio(self) -> float:
+        """Games/s with the tables spread over referee processes, to those on one referee."""
+        return self.spread_run.games_per_second / self.games_per_second
 
     @property
     def startup_share(self) -> float:
@@ -84,6 +109,7 @@ class TournamentFigures:
     jobs: int
     cores: int
     games: int
+    referees: int  # referee processes of the spread run
     rounds: list[TournamentRound]
 
     @property
@@ -127,6 +153,26 @@ class TournamentFigures:
     def scaling_ceiling(self) -> float:
         return median_of(self.rounds, lambda r: r.scaling_ceiling)
 
+    @property
+    def spread_games_per_second(self) -> float:
+        return median_of(self.rounds, lambda r: r.spread_run.games_per_second)
+
+    @property
+    def spread_ratio(self) -> float:
+        return median_of(self.rounds, lambda r: r.spread_ratio)
+
+    @property
+    def referee_share(self) -> float:
+        return median_of(self.rounds, lambda r: r.run.referee_share)
+
+    @property
+    def spread_referee_share(self) -> float:
+        return median_of(self.rounds, lambda r: r.spread_run.referee_share)
+
+    @property
+    def spread_cores_busy(self) -> float:
+        return median_of(self.rounds, lambda r: r.spread_run.cores_busy)
+
     def lines(self) -> list[str]:
         """The figures as ``arena bench tournament`` prints them: each round, then medians."""
         lines = [
@@ -134,10 +180,11 @@ class TournamentFigures:
             f"{r.summary.wall_seconds:.1f} s with {self.jobs} tables; "
             f"{r.games_per_second:.2f} games/s; one table alone "
             f"{r.single_games_per_second:.2f} games/s; scaling {r.scaling:.2f}; "
-            f"start-up share {r.startup_share:.1%}"
+            f"start-up share {r.startup_share:.1%}; spread over {self.referees} referee "
+            f"processes {r.spread_run.games_per_second:.2f} games/s (ratio {r.spread_ratio:.2f})"
             for i, r in enumerate(self.rounds, 1)
         ]
-        return [
+        lines = [
             *lines,
             f"{self.games_per_second:.2f} games/s with {self.jobs} tables (median round)",
             f"{self.decisions_per_second:.0f} decisions/s",
@@ -152,22 +199,40 @@ class TournamentFigures:
             else "CPU kept busy: unknown (sandboxed bots' CPU is counted only in cgroups, "
             "which this machine does not let the arena make; --no-sandbox counts it)",
             f"scaling: {self.scaling:.2f} of one table × {self.jobs}",
+            f"referee CPU: one referee for {self.jobs} tables kept {self.referee_share:.2f} "
+            f"of a core busy; spread over {self.referees} referee processes, the busiest "
+            f"kept {self.spread_referee_share:.2f} (1.00: the referee is the ceiling)",
+            f"{self.spread_games_per_second:.2f} games/s with {self.jobs} tables spread over "
+            f"{self.referees} referee processes (median round)",
+            f"referee processes to one referee: {self.spread_ratio:.2f} (games/s ratio)",
         ]
+        if self.cpu_counted:
+            lines.append(
+                f"CPU kept busy with the tables spread: {self.spread_cores_busy:.2f} cores "
+                f"of {self.cores}"
+            )
+        return lines
 
 
-def _run(games: int, jobs: int, seed: int, root: Path, sandbox: bool) -> MeasuredRun:
+def _run(
+    games: int, jobs: int, seed: int, root: Path, sandbox: bool, referees: int = 1
+) -> MeasuredRun:
     specs = tuple(load_bot(sample_bot(name)) for name in PYTHON_SAMPLES)
     db_path = root / "arena.db"
-    config = RunConfig(specs, games, seed, jobs, db_path=db_path, sandbox=sandbox)
+    config = RunConfig(
+        specs, games, seed, jobs, db_path=db_path, sandbox=sandbox, referees=referees
+    )
     own, bots = _cpu_seconds()
     started = time.perf_counter()
     summary = run_tournament(config, root / "logs")
     summary.wall_seconds = time.perf_counter() - started
     own_after, bots_after = _cpu_seconds()
     # The bots' cgroups count their CPU wherever they exist; the kernel's per-child
-    # accounting loses what runs in the sandbox's PID namespace.
+    # accounting loses what runs in the sandbox's PID namespace, and counts the referee
+    # processes (which tell their own) with the bots they waited for.
     counted = summary.bots_cpu_seconds
-    bots_cpu = bots_after - bots if counted is None else counted
+    children = bots_after - bots - sum(summary.referee_cpu_seconds)
+    bots_cpu = max(0.0, children) if counted is None else counted
     return MeasuredRun(summary, own_after - own, bots_cpu, counted is not None or not sandbox)
 
 
@@ -182,13 +247,17 @@ def _cpu_seconds() -> tuple[float, float]:
 def bench_tournament(
     games: int, jobs: int, seed: int, rounds: int, sandbox: bool = True
 ) -> TournamentFigures:
-    """``rounds`` rounds of the run and its one-table twin, back to back; each scaling is
-    taken within its round (the machine is shared and its load drifts), medians reported."""
+    """``rounds`` rounds of the run, its one-table twin and its spread twin, back to back;
+    each ratio is taken within its round (the machine is shared and its load drifts),
+    medians reported. The spread run has as many referee processes as ``arena run`` gives
+    ``jobs`` tables here by default, and at least two (where there are two tables)."""
     cores = os.cpu_count() or 1
+    referees = min(jobs, max(2, referee_processes(jobs, cores)))
     measured = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         for index in range(rounds):
             run = _run(games, jobs, seed, Path(tmp) / f"run{index}", sandbox)
             single = _run(games, 1, seed, Path(tmp) / f"single{index}", sandbox)
-            measured.append(TournamentRound(jobs, cores, run, single))
-    return TournamentFigures(jobs, cores, games, measured)
+            spread = _run(games, jobs, seed, Path(tmp) / f"spread{index}", sandbox, referees)
+            measured.append(TournamentRound(jobs, cores, run, single, spread))
+    return TournamentFigures(jobs, cores, games, referees, measured)

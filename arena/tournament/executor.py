@@ -9,6 +9,9 @@ and the ``MatchOutcome`` coming back.
 
 * ``InProcessExecutor``: one referee and its event loop in this process, ``tables``
   matches at once; the next matches' bots start while the current ones play.
+* ``LocalProcessExecutor``: referee processes on this machine's cores, each with its own
+  event loop, referee and tables (an ``InProcessExecutor``); plans go to them and games
+  come back over pipes, game by game. How many: ``referee_processes``.
 * ``play_match_blocking``: one match, whole, on a referee of its own, in whatever process
   or thread calls it; for executors whose unit of work is one match (a cluster task).
 """
@@ -17,11 +20,21 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import itertools
+import multiprocessing
+import multiprocessing.connection
+import multiprocessing.context
+import pickle
+import resource
+import signal
+import threading
 import time
-from collections.abc import Callable
+import traceback as tracebacks
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Any, Protocol, Self
 
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
@@ -30,14 +43,20 @@ from arena.wire.loop import run as run_loop
 __all__ = [
     "LAUNCH_HEAD_START_S",
     "InProcessExecutor",
+    "LocalProcessExecutor",
     "MatchExecutor",
     "MatchOutcome",
     "OnMatchGame",
+    "RefereeProcessError",
     "play_match_blocking",
     "play_match_collected",
+    "referee_processes",
 ]
 
 LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bots to join
+# How long a referee process may take to end its matches and exit when told to stop: its
+# bots get EXIT_GRACE_S and then a second of SIGTERM (arena.referee.match), then it exits.
+REFEREE_STOP_GRACE_S = 10.0
 
 # Told of each finished game of a match, in the coordinator's process and event loop.
 OnMatchGame = Callable[[GameResult], None]
@@ -207,3 +226,305 @@ def play_match_collected(
 
 def _ignore(result: GameResult) -> None:
     del result
+
+
+def referee_processes(jobs: int, cores: int) -> int:
+    """How many referee processes play ``jobs`` tables on a machine of ``cores`` cores.
+
+    One table plays in the coordinator: a process of its own would only add a hop. More
+    tables are spread over one referee process per core, never more processes than tables
+    (so ``--jobs 8`` on 4 cores is 4 processes of 2 tables each): a referee keeps about half
+    a core busy per table with fast bots, so one process per core lets the referees use
+    every core, and more processes than cores would only share them.
+    """
+    return 1 if jobs <= 1 else max(1, min(jobs, cores))
+
+
+class RefereeProcessError(RuntimeError):
+    """A referee process ended, or failed a match, while the coordinator waited on it."""
+
+
+class LocalProcessExecutor:
+    """``tables`` matches at once, spread over ``processes`` referee processes.
+
+    Each process runs an ``InProcessExecutor`` with its share of the tables (their counts
+    differ by one at most). ``play`` hands a match to the process with the most room and
+    relays its games to ``on_game`` as they end. The processes are started with ``spawn``
+    (a fresh interpreter: none of the coordinator's threads, locks or open database),
+    with SIGINT held until they ignore it: Ctrl-C reaches every process of the terminal's
+    group, and the coordinator alone decides how the run stops. A process whose
+    coordinator is gone (its command pipe closed, even by ``kill -9``) ends its matches
+    and exits; its bots die with it in any case (PR_SET_PDEATHSIG).
+    """
+
+    def __init__(self, tables: int, processes: int, join_timeout: float = 10.0) -> None:
+        tables = max(1, tables)
+        processes = max(1, min(processes, tables))
+        self._shares = [tables // processes + (i < tables % processes) for i in range(processes)]
+        self._join_timeout = join_timeout
+        self._referees: list[_RefereeProcess] = []
+        self._cpu: tuple[float, ...] = ()
+
+    @property
+    def tables(self) -> int:
+        return sum(self._shares)
+
+    @property
+    def processes(self) -> int:
+        return len(self._shares)
+
+    @property
+    def referee_cpu_seconds(self) -> tuple[float, ...]:
+        return self._cpu
+
+    async def __aenter__(self) -> Self:
+        loop = asyncio.get_running_loop()
+        context = multiprocessing.get_context("spawn")
+        try:
+            for tables in self._shares:
+                self._referees.append(_RefereeProcess(context, tables, self._join_timeout, loop))
+        except BaseException:
+            await asyncio.gather(*(r.stop() for r in self._referees))
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        referees, self._referees = self._referees, []
+        await asyncio.gather(*(r.stop() for r in referees))
+        self._cpu = tuple(r.cpu_seconds for r in referees if r.cpu_seconds is not None)
+
+    async def play(
+        self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
+    ) -> MatchOutcome:
+        assert self._referees, "async with the executor"
+        referee = max(self._referees, key=lambda r: r.room)
+        return await referee.play(plan, skip, on_game)
+
+
+@dataclass
+class _Waiting:
+    """A match handed to a referee process: who is told of its games and its end."""
+
+    on_game: OnMatchGame
+    outcome: asyncio.Future[MatchOutcome]
+
+
+class _RefereeProcess:
+    """One referee process as the coordinator sees it: two pipes and a reader thread."""
+
+    def __init__(
+        self,
+        context: multiprocessing.context.SpawnContext,
+        tables: int,
+        join_timeout: float,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self.tables = tables
+        self.cpu_seconds: float | None = None  # its own, told as it exits
+        self._loop = loop
+        commands_out, self._commands = context.Pipe(duplex=False)
+        self._results, results_in = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=serve_referee,
+            args=(commands_out, results_in, tables, join_timeout),
+            name="arena-referee",
+        )
+        with _sigint_held():
+            self._process.start()
+        commands_out.close()
+        results_in.close()
+        self._tickets = itertools.count()
+        self._waiting: dict[int, _Waiting] = {}
+        self._reader = threading.Thread(target=self._read, name="arena-referee-results")
+        self._reader.start()
+
+    @property
+    def room(self) -> int:
+        """Matches it can take before it has one playing and one ahead at each table."""
+        return 2 * self.tables - len(self._waiting)
+
+    async def play(
+        self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
+    ) -> MatchOutcome:
+        ticket = next(self._tickets)
+        waiting = _Waiting(on_game, self._loop.create_future())
+        self._waiting[ticket] = waiting
+        try:
+            try:
+                self._commands.send((ticket, plan, skip))
+            except OSError as error:
+                raise RefereeProcessError(f"{self._describe()} is gone ({error})") from None
+            return await waiting.outcome
+        finally:
+            # Games that still arrive for a match given up (the run is stopping) are dropped.
+            self._waiting.pop(ticket, None)
+
+    def _read(self) -> None:
+        """In its own thread (unpickling games off the event loop), until the pipe ends."""
+        while True:
+            try:
+                message = self._results.recv()
+            except (EOFError, OSError):
+                message = None
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                self._loop.call_soon_threadsafe(self._receive, message)
+            if message is None:
+                return
+
+    def _receive(self, message: tuple[str, Any, Any] | None) -> None:
+        if message is None:
+            self._lost()
+            return
+        kind, ticket, value = message
+        if kind == "cpu":
+            self.cpu_seconds = value
+            return
+        waiting = self._waiting.get(ticket)
+        if waiting is None or waiting.outcome.done():
+            return
+        if kind == "game":
+            try:
+                waiting.on_game(value)
+            except Exception as error:  # storing it failed (a full disk): the match fails
+                waiting.outcome.set_exception(error)
+        elif kind == "done":
+            waiting.outcome.set_result(value)
+        else:
+            waiting.outcome.set_exception(value)
+
+    def _lost(self) -> None:
+        for waiting in self._waiting.values():
+            if not waiting.outcome.done():
+                waiting.outcome.set_exception(
+                    RefereeProcessError(f"{self._describe()} ended during its match")
+                )
+
+    def _describe(self) -> str:
+        code = self._process.exitcode
+        status = "" if code is None else f", exit code {code}"
+        return f"referee process {self._process.pid}{status}"
+
+    async def stop(self) -> None:
+        """Tell it to stop, wait for it to end its matches; then SIGTERM, then SIGKILL."""
+        with contextlib.suppress(OSError):
+            self._commands.send(None)
+        self._commands.close()
+        process = self._process
+        await asyncio.to_thread(process.join, REFEREE_STOP_GRACE_S)
+        if process.exitcode is None:
+            process.terminate()
+            await asyncio.to_thread(process.join, 2.0)
+        if process.exitcode is None:
+            process.kill()
+            await asyncio.to_thread(process.join)
+        await asyncio.to_thread(self._reader.join)
+        process.close()
+        self._results.close()
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked while a referee process starts: the child inherits the mask, and
+    unblocks it once it ignores SIGINT (a Ctrl-C during its start-up stays pending)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def serve_referee(
+    commands: multiprocessing.connection.Connection,
+    results: multiprocessing.connection.Connection,
+    tables: int,
+    join_timeout: float,
+) -> None:
+    """A referee process's main: play what ``commands`` brings on ``tables`` tables.
+
+    A command is ``(ticket, plan, skip)``; ``None``, the end of the pipe or SIGTERM stops
+    it (its matches end, their bots with them). It sends ``("game", ticket, GameResult)``
+    for each finished game, ``("done", ticket, MatchOutcome)`` or ``("failed", ticket,
+    error)`` for each match, and ``("cpu", None, seconds)`` as it exits.
+    """
+    # A Python-level handler, not SIG_IGN: an ignored signal stays ignored across exec,
+    # and the bots started here must get their signals as anywhere.
+    signal.signal(signal.SIGINT, _ignore_signal)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        run_loop(_serve(commands, results, tables, join_timeout))
+    finally:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        with contextlib.suppress(OSError):
+            results.send(("cpu", None, usage.ru_utime + usage.ru_stime))
+        results.close()
+
+
+def _ignore_signal(signum: int, frame: object) -> None:
+    del signum, frame
+
+
+async def _serve(
+    commands: multiprocessing.connection.Connection,
+    results: multiprocessing.connection.Connection,
+    tables: int,
+    join_timeout: float,
+) -> None:
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[tuple[int, MatchPlan, frozenset[int]] | None] = asyncio.Queue()
+
+    def read_commands() -> None:
+        while True:
+            try:
+                command = commands.recv()
+            except (EOFError, OSError):
+                command = None
+            with contextlib.suppress(RuntimeError):  # the loop is closed: it has stopped
+                loop.call_soon_threadsafe(inbox.put_nowait, command)
+            if command is None:
+                return
+
+    def send(message: tuple[str, Any, Any]) -> None:
+        try:
+            results.send(message)
+        except OSError:  # the coordinator is gone: nobody to play for
+            inbox.put_nowait(None)
+            raise
+
+    async def play(ticket: int, plan: MatchPlan, skip: frozenset[int]) -> None:
+        try:
+            outcome = await executor.play(plan, skip, lambda game: send(("game", ticket, game)))
+        except Exception as error:
+            with contextlib.suppress(OSError):
+                send(("failed", ticket, _portable(error)))
+        else:
+            with contextlib.suppress(OSError):
+                send(("done", ticket, outcome))
+
+    threading.Thread(target=read_commands, name="arena-referee-commands", daemon=True).start()
+    loop.add_signal_handler(signal.SIGTERM, inbox.put_nowait, None)
+    playing: set[asyncio.Task[None]] = set()
+    async with InProcessExecutor(tables, join_timeout) as executor:
+        try:
+            while (command := await inbox.get()) is not None:
+                task = asyncio.ensure_future(play(*command))
+                playing.add(task)
+                task.add_done_callback(playing.discard)
+        finally:
+            for task in playing:
+                task.cancel()
+            await asyncio.gather(*playing, return_exceptions=True)
+
+
+def _portable(error: Exception) -> Exception:
+    """``error`` if it survives pickling, else a ``RefereeProcessError`` telling it."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        text = "".join(tracebacks.format_exception_only(error)).strip()
+        return RefereeProcessError(f"a match failed in its referee process: {text}")
+    return error

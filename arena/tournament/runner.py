@@ -1,18 +1,18 @@
-"""Running a tournament: matches on one referee, ``jobs`` at a time, each game stored as it ends.
+"""Running a tournament: ``jobs`` matches at a time on an executor, each game stored as it ends.
 
 A run is identified by what it plays (entrants and their versions, games, seed if one
 was given, settings), so running the same command again resumes it: only the games
 missing from the database are played. A new run draws its deal key from the OS CSPRNG
 (or derives it from an explicit seed) and keeps it only in the database, from which a
 resumed run reads it back: the key is no part of the identity, so the same command
-finds the same run, and the same deals go to the same seats. The next matches' bot
-processes are started while the current ones play, so start-up does not stall the tables.
+finds the same run, and the same deals go to the same seats. The matches are played by
+a match executor (``arena.tournament.executor``): one referee in this process, referee
+processes on this machine's cores, or a cluster; this process alone writes the database.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import fcntl
 import functools
@@ -27,14 +27,14 @@ from typing import Any
 
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
-from arena.referee.match import Match, MatchPlan, Referee
+from arena.referee.match import Match, MatchPlan
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
+from arena.tournament.executor import InProcessExecutor, LocalProcessExecutor, MatchExecutor
 from arena.tournament.results import DuplicateGameError, ResultsStore, entrant_label
 from arena.tournament.schedule import RunKey, ScheduledMatch, SchedulePlan, schedule_size
 from arena.wire.loop import run as run_loop
 
-LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bots to join
 # In every run's identity, so that a run dealt another way is never resumed with these deals.
 DEALING = "hmac-sha256-v1"
 
@@ -52,6 +52,9 @@ class RunConfig:
     # Neither is part of the run's identity: they do not change results.
     sandbox: bool = True  # each bot in bubblewrap where it works (arena.bots.sandbox)
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES
+    # Referee processes the ``jobs`` tables are spread over; 1: every table on one referee
+    # in this process (see ``arena.tournament.executor.referee_processes``).
+    referees: int = 1
 
     @property
     def labels(self) -> list[str]:
@@ -111,6 +114,8 @@ class RunSummary:
     interrupted: bool = False
     # CPU of all the run's bot processes, where their cgroups count it (else None).
     bots_cpu_seconds: float | None = 0.0
+    # CPU of each referee process apart from this one; () where this process referees.
+    referee_cpu_seconds: tuple[float, ...] = ()
 
 
 OnProgress = Callable[[RunProgress], None]
@@ -129,6 +134,7 @@ class TournamentRunner:
         log_dir: Path,
         on_progress: OnProgress | None = None,
         on_game: OnGame | None = None,
+        executor: MatchExecutor | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -138,7 +144,13 @@ class TournamentRunner:
         self.schedule = config.schedule.build(len(config.entrants), config.games)
         self._run_key: RunKey | None = None  # read from the store when the run starts
         self.progress = RunProgress(total=schedule_size(self.schedule))
-        self._matches: list[Match] = []
+        self.executor: MatchExecutor = executor or executor_for(config)
+
+    @property
+    def matches(self) -> list[Match]:
+        """The matches under way in this process (none where referee processes play them)."""
+        executor = self.executor
+        return executor.matches if isinstance(executor, InProcessExecutor) else []
 
     async def run(self) -> RunSummary:
         config, store = self.config, self.store
@@ -151,9 +163,9 @@ class TournamentRunner:
         ]
         done = store.completed_games(run_id)
         self.progress.already_done = self.progress.done = len(done)
-        todo: list[tuple[ScheduledMatch, set[int]]] = []
+        todo: list[tuple[ScheduledMatch, frozenset[int]]] = []
         for scheduled in self.schedule:
-            skip = {i for i in range(scheduled.games) if (scheduled.key, i) in done}
+            skip = frozenset(i for i in range(scheduled.games) if (scheduled.key, i) in done)
             if len(skip) < scheduled.games:
                 todo.append((scheduled, skip))
             store.ensure_match(run_id, scheduled.key, _ids(entrant_ids, scheduled.entrants))
@@ -161,82 +173,56 @@ class TournamentRunner:
         summary = RunSummary(run_id, 0, len(done), 0.0, 0, 0.0, 0.0)
         self._emit()
         try:
-            async with Referee(join_timeout=config.settings.join_timeout_s) as referee:
-                await self._play_all(referee, todo, summary)
+            if todo:  # nothing to play: no referee to start
+                async with self.executor:
+                    await self._play_all(todo, summary)
         except asyncio.CancelledError:
             summary.interrupted = True
             store.finish_run(run_id, "interrupted")
             raise
         finally:
             summary.wall_seconds = time.monotonic() - started
+            summary.referee_cpu_seconds = self.executor.referee_cpu_seconds
         store.finish_run(run_id, "finished")
         return summary
 
     async def _play_all(
-        self,
-        referee: Referee,
-        todo: Sequence[tuple[ScheduledMatch, set[int]]],
-        summary: RunSummary,
+        self, todo: Sequence[tuple[ScheduledMatch, frozenset[int]]], summary: RunSummary
     ) -> None:
-        jobs = max(1, self.config.jobs)
-        # Launched matches wait in `ready` while others play, so their bots start up
-        # meanwhile; `launch_slots` bounds how many are launched ahead.
-        ready: asyncio.Queue[tuple[Match, ScheduledMatch, set[int]] | None] = asyncio.Queue()
-        launch_slots = asyncio.Semaphore(jobs)
-        loop = asyncio.get_running_loop()
-        launch_thread = concurrent.futures.ThreadPoolExecutor(1, "arena-launch")
+        executor = self.executor
+        # Each table has one match playing and one handed over ahead of it, whose bots
+        # start meanwhile; handed over in schedule order.
+        ahead = 2 * executor.tables
 
-        async def launcher() -> None:
-            try:
-                for scheduled, skip in todo:
-                    await launch_slots.acquire()
-                    match = Match(referee, self._plan(scheduled))
-                    self._matches.append(match)  # before launching: shutdown must see it
-                    # Starting processes blocks (fork, exec, cgroups): off the event loop,
-                    # which referees every table. One long-lived thread, since a bot dies
-                    # with the thread that started it (PR_SET_PDEATHSIG).
-                    await loop.run_in_executor(launch_thread, match.launch)
-                    summary.launch_seconds += match.start_seconds
-                    ready.put_nowait((match, scheduled, skip))
-                    # One match's bots at a time: started together they share the CPU
-                    # and every table waits for the slowest; bounded, so a bot that
-                    # never joins holds up no other match for long.
-                    await match.joined(timeout=LAUNCH_HEAD_START_S)
-            finally:
-                for _ in range(jobs):
-                    ready.put_nowait(None)  # unbounded queue: never blocks, even when cancelled
+        async def play(scheduled: ScheduledMatch, skip: frozenset[int]) -> None:
+            store_game = functools.partial(self._store_game, scheduled, summary)
+            outcome = await executor.play(self._plan(scheduled), skip, store_game)
+            summary.join_wait_seconds += outcome.join_wait_seconds
+            summary.launch_seconds += outcome.launch_seconds
+            if summary.bots_cpu_seconds is not None:
+                cpu = outcome.bots_cpu_seconds
+                summary.bots_cpu_seconds = None if cpu is None else summary.bots_cpu_seconds + cpu
+            self.store.finish_match(self.config.run_id, scheduled.key)
 
-        async def worker() -> None:
-            while True:
-                idle_since = time.monotonic()
-                if (item := await ready.get()) is None:
-                    break
-                # A table slot waiting for a launch is waiting for start-up too.
-                summary.join_wait_seconds += time.monotonic() - idle_since
-                launch_slots.release()
-                match, scheduled, skip = item
-                store_game = functools.partial(self._store_game, scheduled, summary)
-                table = await match.play(on_game=store_game, skip=skip)
-                summary.join_wait_seconds += table.join_wait_seconds
-                if summary.bots_cpu_seconds is not None:
-                    cpu = match.bots_cpu_seconds
-                    summary.bots_cpu_seconds = (
-                        None if cpu is None else summary.bots_cpu_seconds + cpu
-                    )
-                self.store.finish_match(self.config.run_id, scheduled.key)
+        playing: set[asyncio.Task[None]] = set()
 
-        tasks = [asyncio.ensure_future(launcher())]
-        tasks += [asyncio.ensure_future(worker()) for _ in range(jobs)]
+        async def until_one_ends() -> None:
+            nonlocal playing
+            ended, playing = await asyncio.wait(playing, return_when=asyncio.FIRST_COMPLETED)
+            for task in ended:
+                task.result()  # the first match that failed (a full disk) stops the run
+
         try:
-            await asyncio.gather(*tasks)
+            for scheduled, skip in todo:
+                while len(playing) >= ahead:
+                    await until_one_ends()
+                playing.add(asyncio.ensure_future(play(scheduled, skip)))
+            while playing:
+                await until_one_ends()
         finally:
-            for task in tasks:
+            for task in playing:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            # A launch under way finishes first; then no match, launched but never played
-            # or cut short, may leave a process behind.
-            await asyncio.to_thread(launch_thread.shutdown, wait=True)
-            await asyncio.gather(*(m.shutdown() for m in self._matches))
+            await asyncio.gather(*playing, return_exceptions=True)
 
     def _store_game(
         self, scheduled: ScheduledMatch, summary: RunSummary, result: GameResult
@@ -282,6 +268,14 @@ class TournamentRunner:
     def _emit(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.progress)
+
+
+def executor_for(config: RunConfig) -> MatchExecutor:
+    """Where a run plays on this machine: one referee here, or ``config.referees`` processes."""
+    join_timeout = config.settings.join_timeout_s
+    if config.referees <= 1:
+        return InProcessExecutor(config.jobs, join_timeout)
+    return LocalProcessExecutor(config.jobs, config.referees, join_timeout)
 
 
 def _private_paths(db_path: Path, log_root: Path) -> tuple[Path, ...]:
@@ -330,8 +324,11 @@ def run_tournament(
     log_root: Path,
     on_progress: OnProgress | None = None,
     on_game: OnGame | None = None,
+    executor: MatchExecutor | None = None,
 ) -> RunSummary:
     """Run (or resume) a tournament to the end; SIGINT/SIGTERM stop it cleanly.
+
+    ``executor``: where its matches are played (default: ``executor_for(config)``).
 
     On a signal the tables stop, every bot process is ended, the run is marked
     interrupted, and ``RunInterrupted`` is raised; games already stored are kept.
@@ -339,7 +336,9 @@ def run_tournament(
     import signal
 
     with exclusive(config.db_path), ResultsStore.open(config.db_path) as store:
-        runner = TournamentRunner(config, store, log_root / config.run_id, on_progress, on_game)
+        runner = TournamentRunner(
+            config, store, log_root / config.run_id, on_progress, on_game, executor
+        )
         summary_box: list[RunSummary] = []
 
         async def main() -> None:

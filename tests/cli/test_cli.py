@@ -343,6 +343,17 @@ def test_bench_tournament_prints_scaling_and_start_up_share() -> None:
     cores, single_cores, ceiling = map(float, busy.groups())
     assert cores > 0 and single_cores > 0  # the bots' CPU is counted: they were waited for
     assert 0 < ceiling <= 1
+    referees = re.search(
+        r"^referee CPU: one referee for 2 tables kept ([\d.]+) of a core busy; spread over "
+        r"2 referee processes, the busiest kept ([\d.]+) \(1.00: the referee is the ceiling\)$",
+        out,
+        re.M,
+    )
+    assert referees is not None, out
+    assert all(float(share) > 0 for share in referees.groups())
+    spread = _figure(r"^([\d.]+) games/s with 2 tables spread over 2 referee processes", out)
+    ratio = _figure(r"^referee processes to one referee: ([\d.]+) \(games/s ratio\)$", out)
+    assert spread > 0 and ratio > 0
 
 
 # --- bad input: a clear message and a non-zero exit, never a traceback ----------------------

@@ -276,7 +276,7 @@ def test_a_cancel_arriving_with_a_bot_answer_still_stops_the_run(tmp_path: Path)
                 if armed or progress.done < 1 or not started:
                     return
                 armed = True
-                for match in runner._matches:
+                for match in runner.matches:
                     for link in match.links:
                         _cancel_on_next_answer(
                             link, started[0], fired, lambda: runner.progress.done

@@ -1,0 +1,216 @@
+"""Match executors: referee processes play the games one referee plays, each stored once;
+a match plays whole anywhere; stopping a run leaves no referee or bot process behind."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.engine import GameKey
+from arena.engine.record import first_difference
+from arena.referee.match import MatchPlan
+from arena.referee.result import GameResult
+from arena.tournament.executor import (
+    LocalProcessExecutor,
+    play_match_collected,
+    referee_processes,
+)
+from arena.tournament.results import ResultsStore
+from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.schedule import round_robin
+
+from .helpers import (
+    arena_command,
+    describe,
+    find_game,
+    game_ids,
+    integrity_check,
+    kill_bots,
+    live_pids,
+    run_statuses,
+    runs,
+    sample,
+    sample_path,
+    stored_game_count,
+    stored_keys,
+    wait_for_no_bots,
+)
+
+GAMES = 2
+SCHEDULE = round_robin(2, GAMES)  # two entrants: two triples of three seatings
+EXPECTED = {(m.key, i) for m in SCHEDULE for i in range(GAMES)}
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_bots(tmp_path: Path) -> Iterator[None]:
+    """Whatever a test asserts, it leaves no bot of its own running."""
+    yield
+    kill_bots(wait_for_no_bots(tmp_path, 3.0))
+
+
+@pytest.mark.parametrize(
+    ("jobs", "cores", "referees"),
+    [(1, 16, 1), (2, 2, 2), (8, 2, 2), (8, 4, 4), (3, 16, 3), (5, 1, 1)],
+)
+def test_one_referee_process_per_core_never_more_than_tables(
+    jobs: int, cores: int, referees: int
+) -> None:
+    assert referee_processes(jobs, cores) == referees
+
+
+def test_the_tables_are_shared_out_within_one_of_each_other() -> None:
+    executor = LocalProcessExecutor(tables=5, processes=2)
+    assert (executor.tables, executor.processes) == (5, 2)
+    assert LocalProcessExecutor(tables=2, processes=4).processes == 2  # no idle process
+
+
+def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    with ResultsStore.open(db) as store:
+        (run,) = runs(store)
+        found = {}
+        for game_id in game_ids(store, run.id):
+            game = find_game(store, game_id)
+            assert game is not None
+            found[(game.match_key, game.game_index)] = store.game_record(game_id)
+        return found
+
+
+@pytest.mark.timeout(240)
+def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> None:
+    """Same seed, deterministic bots: the same games, card for card, each stored once."""
+    entrants = (sample("greedy"), sample("lowest"))
+    records = {}
+    for referees in (1, 2):
+        config = RunConfig(
+            entrants=entrants,
+            games=GAMES,
+            seed=4242,
+            jobs=2,
+            db_path=tmp_path / f"referees{referees}.db",
+            referees=referees,
+        )
+        summary = run_tournament(config, tmp_path / f"logs{referees}")
+        assert (summary.played, summary.skipped) == (len(EXPECTED), 0)
+        # This process referees the first; two referee processes, each busy, the second.
+        assert len(summary.referee_cpu_seconds) == (0 if referees == 1 else 2)
+        assert all(cpu > 0 for cpu in summary.referee_cpu_seconds)
+        keys = stored_keys(config.db_path)
+        assert set(keys) == EXPECTED and set(keys.values()) == {1}
+        assert run_statuses(config.db_path) == ["finished"]
+        records[referees] = _records(config.db_path)
+
+    one, spread = records[1], records[2]
+    assert one.keys() == spread.keys() == EXPECTED
+    for key in sorted(one):
+        difference = first_difference(one[key], spread[key])
+        assert difference is None, f"{key}: the records differ at {difference}"
+
+
+@pytest.mark.timeout(120)
+def test_a_match_plays_whole_in_one_call_and_its_games_travel(tmp_path: Path) -> None:
+    """``play_match_collected`` is what a cluster task runs: a plan in, games out, both
+    through pickle; games in ``skip`` are not played, and no process outlives the call."""
+    greedy, lowest = sample("greedy"), sample("lowest")
+    plan = MatchPlan(
+        match_id="t0-s0",
+        entrants=(greedy, lowest, greedy),
+        seeds=[GameKey.from_seed(11), GameKey.from_seed(12), GameKey.from_seed(13)],
+        log_dir=tmp_path / "logs",
+    )
+    travelled: MatchPlan = pickle.loads(pickle.dumps(plan))
+    outcome, games = play_match_collected(travelled, frozenset({1}))
+
+    assert [g.game_index for g in games] == [0, 2]
+    assert outcome.match_id == "t0-s0" and outcome.games_played == 2
+    assert outcome.launch_seconds > 0
+    for game in games:
+        back: GameResult = pickle.loads(pickle.dumps(game))
+        assert back == game
+        assert game.key.secret == plan.seeds[game.game_index].secret  # type: ignore[union-attr]
+    assert not wait_for_no_bots(tmp_path, 3.0)
+
+
+def _children(pid: int) -> dict[int, bytes]:
+    """Live child processes of ``pid`` with their command lines."""
+    found = {}
+    for child in live_pids():
+        try:
+            stat = Path(f"/proc/{child}/stat").read_bytes()
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
+            found[child] = cmdline
+    return found
+
+
+def _referee_pids(arena: subprocess.Popen[bytes], count: int, timeout: float) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = [p for p, cmd in _children(arena.pid).items() if b"spawn_main" in cmd]
+        if len(pids) >= count:
+            return sorted(pids)
+        time.sleep(0.05)
+    pytest.fail(f"no {count} referee processes under arena {arena.pid}: {_children(arena.pid)}")
+
+
+def _command(db: Path) -> list[str]:
+    return [
+        *arena_command(),
+        "run",
+        str(sample_path("greedy")),
+        str(sample_path("lowest")),
+        *("--games", str(GAMES), "--jobs", "2", "--referees", "2", "--db", str(db)),
+    ]
+
+
+@pytest.mark.timeout(300)
+def test_sigint_leaves_no_referee_or_bot_process_and_the_run_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    env = {**os.environ, "COLUMNS": "200"}
+    out, err = tmp_path / "first.out", tmp_path / "first.err"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        arena = subprocess.Popen(_command(db), cwd=tmp_path, stdout=stdout, stderr=stderr, env=env)
+    try:
+        referees = _referee_pids(arena, 2, timeout=60)
+        deadline = time.monotonic() + 120
+        while stored_game_count(db) < 1 and arena.poll() is None:
+            assert time.monotonic() < deadline, "no game stored in 120 s"
+            time.sleep(0.02)
+        arena.send_signal(signal.SIGINT)
+        code = arena.wait(timeout=30)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+    output = f"stdout:\n{out.read_text()}\nstderr:\n{err.read_text()}"
+    assert code == 130, output
+    assert "interrupted" in err.read_text() and "Traceback" not in output, output
+    # The coordinator waited for its referee processes, which ended their bots first.
+    alive = [pid for pid in referees if pid in live_pids()]
+    assert not alive, "referee processes outlived the run:\n" + describe(alive)
+    survivors = wait_for_no_bots(tmp_path, 3.0)
+    assert not survivors, "bots outlived an interrupted run:\n" + describe(survivors)
+    stored = stored_game_count(db)
+    assert stored >= 1 and set(stored_keys(db).values()) == {1}
+    assert run_statuses(db) == ["interrupted"]
+
+    resumed = subprocess.run(
+        _command(db), cwd=tmp_path, capture_output=True, text=True, env=env, timeout=200
+    )
+    output = f"stdout:\n{resumed.stdout}\nstderr:\n{resumed.stderr}"
+    assert resumed.returncode == 0, output
+    played = len(EXPECTED) - stored
+    assert f"{played} games played, {stored} already stored" in resumed.stdout, output
+    keys = stored_keys(db)
+    assert set(keys) == EXPECTED and set(keys.values()) == {1}
+    assert run_statuses(db) == ["finished"]
+    assert integrity_check(db) == ["ok"]
