@@ -73,6 +73,13 @@ def run(
         ),
     ] = None,
     jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
+    referees: Annotated[
+        int,
+        typer.Option(
+            help="Referee processes the --jobs tables are spread over (default: one per CPU, "
+            "at most --jobs; 1: every table in this process)."
+        ),
+    ] = 0,
     db: DbOption = DEFAULT_DB,
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
@@ -102,6 +109,7 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
+    from arena.tournament.executor import referee_processes
     from arena.tournament.results import ResultsStoreError, entrant_label
     from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
     from arena.tournament.schedule import ScheduleError, choose_schedule
@@ -124,6 +132,8 @@ def run(
         fail("a tournament needs at least two entrants")
     if games < 1:
         fail("--games must be at least 1")
+    if referees < 0:
+        fail("--referees must be at least 1, or 0 for one per CPU")
     try:
         plan = choose_schedule(len(specs), schedule.value, matches)
     except ScheduleError as error:
@@ -138,17 +148,19 @@ def run(
         plan.describe(len(specs)), highlight=False, markup=False
     )
     build_entrants(specs, db.parent / "logs", build)
+    jobs = jobs or os.cpu_count() or 1
     config = RunConfig(
         entrants=tuple(specs),
         games=games,
         seed=seed,
-        jobs=jobs or os.cpu_count() or 1,
+        jobs=jobs,
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
         schedule=plan,
         sandbox=check_sandbox(sandbox, workdir_mb),
         workdir_bytes=workdir_mb * MIB,
+        referees=referees or referee_processes(jobs, os.cpu_count() or 1),
     )
     from arena.present.display import RunProgressBar
 
