@@ -5,15 +5,21 @@ the recorded actions through the engine again and raises ``ReplayMismatchError``
 first difference, so a record is proof of a legal game. A record never holds the game's
 key (bots may see records; the key of one game deals the same cards at every seating of
 a run): replay deals the record's own cards, or, given the key, proves they are its.
+
+Each deal also lists its decisions, who was asked what, in the order the engine asked;
+what the engine cannot know of them (the time a bot took, a fallback the referee played
+in a bot's place) is given to ``to_record`` as ``DecisionNote`` values by the referee.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.engine.actions import BIDS, PASS, PLAYS, TRUMPS, Action, Discard
+from arena.engine.actions import BIDS, PASS, PLAYS, TRUMPS, Action, DecisionKind, Discard
 from arena.engine.cards import (
     CARDS,
     FULL_DECK_MASK,
@@ -36,11 +42,36 @@ from arena.engine.game import (
 )
 
 RECORD_FORMAT: Final = "schmier-game-record"
-RECORD_VERSION: Final = 2
+RECORD_VERSION: Final = 3
 # Version 1 also held the game's integer seed, from which anyone could deal every card.
-KNOWN_VERSIONS: Final = (1, 2)
+# Version 3 added each deal's decisions and the scores the game started from.
+KNOWN_VERSIONS: Final = (1, 2, 3)
 
 Record = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """An action the referee played in a seat's place, and the fault that made it do so
+    (docs/PROTOCOL.md, "Faults")."""
+
+    fault: str  # the fault's kind, e.g. "timeout", "illegal"
+    reason: str
+    sent: str = ""  # what the bot sent instead, abbreviated; "" if nothing
+
+    def to_json(self) -> dict[str, str]:
+        return {"fault": self.fault, "reason": self.reason, "sent": self.sent}
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionNote:
+    """What a record says of one decision beyond the action, which only the referee knows."""
+
+    seconds: float | None = None  # the bot's time, from delivery to answer; None: unknown
+    fallback: Fallback | None = None  # set when the action is the referee's, not the bot's
+
+
+_UNKNOWN: Final = DecisionNote()
 
 
 def _deal_record(deal: DealLog) -> dict[str, Any]:
@@ -85,13 +116,24 @@ def texts(indices: list[int]) -> list[str]:
     return [str(CARDS[i]) for i in indices]
 
 
-def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
-    """The game record of a game (finished or not) as plain JSON-ready data."""
+def to_record(
+    game: Game,
+    meta: dict[str, Any] | None = None,
+    notes: Sequence[DecisionNote] | None = None,
+) -> Record:
+    """The game record of a game (finished or not) as plain JSON-ready data.
+
+    ``notes`` has one entry per decision taken so far, in the game's order (so
+    ``game.decisions`` of them); without them each decision's time and fallback are null.
+    """
+    if notes is not None and len(notes) != game.decisions:
+        raise ValueError(f"{len(notes)} decision notes for a game of {game.decisions} decisions")
     record: Record = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "first_dealer": game.first_dealer,
         "arranged": game.is_arranged,
+        "start_scores": list(game.start_scores),
         "draw_limit": game.draw_limit,
         "deals": [_deal_record(d) for d in game.deals],
         "result": None,
@@ -104,6 +146,15 @@ def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
         record["deals"][-1]["tricks"].append(
             {"leader": leader, "cards": [str(c) for c in played], "winner": None}
         )
+    taken = 0
+    for deal in record["deals"]:
+        slots = decision_slots(deal)
+        deal_notes = notes[taken : taken + len(slots)] if notes is not None else None
+        deal["decisions"] = [
+            _decision_json(seat, kind, deal_notes[i] if deal_notes else _UNKNOWN)
+            for i, (seat, kind) in enumerate(slots)
+        ]
+        taken += len(slots)
     if game.outcome is not None:
         record["result"] = {
             "winner": game.outcome.winner,
@@ -114,6 +165,60 @@ def to_record(game: Game, meta: dict[str, Any] | None = None) -> Record:
     if meta:
         record["meta"] = meta
     return record
+
+
+def decision_slots(deal: dict[str, Any]) -> list[tuple[int, DecisionKind]]:
+    """Who was asked what in a recorded deal, in the order the engine asked: the bids
+    (R4.1), the trump (R5.1), each non-dealer's exchange (R5.2), the dealer's discard
+    (R5.3) and each card played (R7)."""
+    slots = [(int(bid["seat"]), DecisionKind.BID) for bid in deal["bids"]]
+    if deal["thrown_in"] or "trump" not in deal:
+        return slots
+    slots.append((int(deal["bidder"]), DecisionKind.TRUMP))
+    slots += [(int(exchange["seat"]), DecisionKind.DISCARD) for exchange in deal["exchanges"]]
+    if deal["dealer_exchange"]["discarded"]:  # R5.3: at least two cards, so none is not yet
+        slots.append((int(deal["dealer"]), DecisionKind.DISCARD))
+    for trick in deal["tricks"]:
+        leader = int(trick["leader"])
+        slots += [((leader + i) % SEATS, DecisionKind.PLAY) for i in range(len(trick["cards"]))]
+    return slots
+
+
+def _decision_json(seat: int, kind: DecisionKind, note: DecisionNote) -> dict[str, Any]:
+    return {
+        "seat": seat,
+        "kind": kind.value,
+        "seconds": note.seconds,
+        "fallback": None if note.fallback is None else note.fallback.to_json(),
+    }
+
+
+def _note_of(entry: Any) -> DecisionNote:
+    """The note a recorded decision carries; ``ReplayMismatchError`` if it is malformed."""
+    if not isinstance(entry, dict) or set(entry) != {"seat", "kind", "seconds", "fallback"}:
+        raise ReplayMismatchError(f"malformed decision {entry!r}")
+    seconds = entry["seconds"]
+    if seconds is not None and (
+        type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0
+    ):
+        raise ReplayMismatchError(f"a decision's seconds must be null or >= 0, not {seconds!r}")
+    fallback = entry["fallback"]
+    if fallback is None:
+        return DecisionNote(seconds)
+    if (
+        not isinstance(fallback, dict)
+        or set(fallback) != {"fault", "reason", "sent"}
+        or not all(isinstance(value, str) for value in fallback.values())
+    ):
+        raise ReplayMismatchError(f"malformed fallback {fallback!r}")
+    return DecisionNote(seconds, Fallback(**fallback))
+
+
+def recorded_notes(record: Record) -> list[DecisionNote] | None:
+    """The decision notes of a record, in game order (None for a record before version 3)."""
+    if record.get("version") in (1, 2):
+        return None
+    return [_note_of(entry) for deal in record["deals"] for entry in deal["decisions"]]
 
 
 def dumps(record: Record) -> str:
@@ -132,20 +237,25 @@ def loads(text: str | bytes) -> Record:
 def recorded_actions(record: Record) -> Iterator[Action]:
     """The actions of a record, in the order the engine asks for them."""
     for deal in record["deals"]:
-        for bid in deal["bids"]:
-            yield BIDS[bid["bid"]] if bid["bid"] else PASS
-        if deal["thrown_in"] or "trump" not in deal:
-            continue
-        yield TRUMPS[Suit.parse(deal["trump"])]
-        for exchange in deal["exchanges"]:
-            yield Discard(CardSet(mask_of_texts(exchange["discarded"])))
-        # The dealer always discards at least two cards (R5.3), so none means not yet.
-        dealer_discard = deal["dealer_exchange"]["discarded"]
-        if dealer_discard:
-            yield Discard(CardSet(mask_of_texts(dealer_discard)))
-        for trick in deal["tricks"]:
-            for text in trick["cards"]:
-                yield PLAYS[Card.parse(text).index]
+        yield from deal_actions(deal)
+
+
+def deal_actions(deal: dict[str, Any]) -> Iterator[Action]:
+    """The actions of one recorded deal, in the order the engine asks for them."""
+    for bid in deal["bids"]:
+        yield BIDS[bid["bid"]] if bid["bid"] else PASS
+    if deal["thrown_in"] or "trump" not in deal:
+        return
+    yield TRUMPS[Suit.parse(deal["trump"])]
+    for exchange in deal["exchanges"]:
+        yield Discard(CardSet(mask_of_texts(exchange["discarded"])))
+    # The dealer always discards at least two cards (R5.3), so none means not yet.
+    dealer_discard = deal["dealer_exchange"]["discarded"]
+    if dealer_discard:
+        yield Discard(CardSet(mask_of_texts(dealer_discard)))
+    for trick in deal["tricks"]:
+        for text in trick["cards"]:
+            yield PLAYS[Card.parse(text).index]
 
 
 class RecordedDeals:
@@ -194,33 +304,100 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
     """Play a record's actions through the engine; raise at the first difference.
 
     Without ``key`` the game is dealt the record's own cards; with the game's key every
-    deal and the first dealer must also be the key's (R1.3, R3.1a).
+    deal and the first dealer must also be the key's (R1.3, R3.1a), except the first deal
+    of an arranged game, which was hand-built. Each recorded decision must name the seat
+    the engine asked and the kind of decision it asked for.
     """
     try:
-        source = key if key is not None else RecordedDeals(record)
-        game = Game(source, draw_limit=int(record.get("draw_limit", DEFAULT_DRAW_LIMIT)))
-        for step, action in enumerate(recorded_actions(record)):
-            try:
-                game.apply(action)
-            except EngineError as error:
+        notes = recorded_notes(record)
+        game = _start(record, key)
+        step = 0
+        for deal in record["deals"]:
+            actions = list(deal_actions(deal))
+            asked = None if notes is None else deal["decisions"]
+            if asked is not None and len(asked) != len(actions):
                 raise ReplayMismatchError(
-                    f"action {step} ({action}) in deal {game.deal_number} was refused: {error}"
-                ) from error
+                    f"deal {deal['number']} records {len(asked)} decisions for its "
+                    f"{len(actions)} actions"
+                )
+            for index, action in enumerate(actions):
+                if asked is not None:
+                    _check_asked(game, asked[index], f"deal {deal['number']} decision {index}")
+                try:
+                    game.apply(action)
+                except EngineError as error:
+                    raise ReplayMismatchError(
+                        f"action {step} ({action}) in deal {game.deal_number} was refused: {error}"
+                    ) from error
+                step += 1
     except (KeyError, TypeError, ValueError, OverflowError, AttributeError, IndexError) as error:
         if isinstance(error, ReplayMismatchError):
             raise
         raise ReplayMismatchError(f"malformed game record: {error!r}") from error
-    replayed = to_record(game, record.get("meta"))
-    if record.get("version") == 1:
+    replayed = to_record(game, record.get("meta"), notes)
+    version = record.get("version")
+    if version in (1, 2):
+        # Records before version 3 have no decisions and no start scores.
+        del replayed["start_scores"]
+        for deal in replayed["deals"]:
+            del deal["decisions"]
+        replayed["version"] = version
+    if version == 1:
         # A version 1 record also holds its seed, from the old guessable dealing: its
         # cards are checked as dealt, the seed itself is carried over unread.
-        replayed.update(version=1, seed=record.get("seed"))
-    difference = first_difference(record, replayed)
+        replayed["seed"] = record.get("seed")
+    difference = first_difference(record, replayed) or _points_order(record, replayed)
     if difference is not None:
         raise ReplayMismatchError(f"replay differs from the record at {difference}")
     if record.get("result") is not None and game.phase is not Phase.OVER:
         raise ReplayMismatchError("the record claims a result but the game is not over")
     return game
+
+
+def _start(record: Record, key: DealSource | None) -> Game:
+    """The game a record starts from: its first deal and start scores, if arranged."""
+    recorded = RecordedDeals(record)
+    start = record.get("start_scores", [0, 0, 0])
+    if (
+        not isinstance(start, list)
+        or len(start) != 3
+        or not all(type(score) is int for score in start)
+    ):
+        raise ReplayMismatchError(f"start_scores must be three integers, not {start!r}")
+    first_deal = None
+    if record["arranged"] is True:
+        hands, stock = recorded.deal(1)
+        first_deal = (hands, stock, recorded.first_dealer())
+    return Game(
+        key if key is not None else recorded,
+        draw_limit=int(record.get("draw_limit", DEFAULT_DRAW_LIMIT)),
+        first_deal=first_deal,
+        scores=(start[0], start[1], start[2]),
+    )
+
+
+def _check_asked(game: Game, entry: Any, where: str) -> None:
+    """A recorded decision names the seat the engine asks and the kind it asks for."""
+    if not isinstance(entry, dict):
+        raise ReplayMismatchError(f"{where}: malformed decision {entry!r}")
+    kind = game.decision_kind
+    asked = (game.to_act, None if kind is None else kind.value)
+    recorded = (entry.get("seat"), entry.get("kind"))
+    if recorded != asked:
+        raise ReplayMismatchError(
+            f"{where}: the record says seat {recorded[0]} made a {recorded[1]} decision, "
+            f"but the engine asked seat {asked[0]} for a {asked[1]} decision"
+        )
+
+
+def _points_order(record: Record, replayed: Record) -> str | None:
+    """Where a deal's ``points`` lists its categories in another order than the engine's
+    (first_difference compares objects by key, not by order)."""
+    # Called once the two are equal but for order: the same deals, the same keys.
+    for index, (deal, again) in enumerate(zip(record["deals"], replayed["deals"], strict=True)):
+        if "points" in deal and list(deal["points"]) != list(again["points"]):
+            return f"$.deals[{index}].points (keys in the order {list(deal['points'])})"
+    return None
 
 
 def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:

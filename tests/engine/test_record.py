@@ -21,6 +21,7 @@ from arena.engine import (
 )
 from arena.engine.game import Phase
 from arena.engine.randomplay import random_action
+from arena.engine.record import DecisionNote, Fallback, recorded_notes
 
 from .helpers import SWEEP_HANDS, check_record, eager_action
 
@@ -48,11 +49,12 @@ def test_R1_2_R4_R5_R6_R8_record_fields_and_types(record: dict[str, Any]) -> Non
     """The record's fields, as docs/GAME_RECORD.md lists them: seats 0-5, teams 0-2 (R1.2),
     bids 0 = pass (R4.2), trump (R5.1), exchanges (R5.2), the dealer's exchange (R5.3),
     tricks (R7), points per category (R6.1; game may be null, R6.2), scores (R8)."""
-    assert record["format"] == "schmier-game-record" and record["version"] == 2
-    top = {"format", "version", "first_dealer", "arranged", "draw_limit", "deals", "result"}
-    assert set(record) == top | {"meta"}  # no seed, nothing that deals the cards
+    assert record["format"] == "schmier-game-record" and record["version"] == 3
+    top = {"format", "version", "first_dealer", "arranged", "start_scores", "draw_limit"}
+    assert set(record) == top | {"deals", "result", "meta"}  # nothing that deals the cards
     assert record["first_dealer"] in range(6)
     assert record["arranged"] is False and record["draw_limit"] == 200
+    assert record["start_scores"] == [0, 0, 0]
     assert record["meta"] == {"players": ["a", "b", "c", "d", "e", "f"]}
     for k, deal in enumerate(record["deals"], start=1):
         assert deal["number"] == k and deal["dealer"] in range(6)
@@ -61,7 +63,7 @@ def test_R1_2_R4_R5_R6_R8_record_fields_and_types(record: dict[str, Any]) -> Non
         cards = [c for h in deal["hands"] for c in h] + deal["stock"]
         assert len(set(cards)) == 53 and all(isinstance(c, str) and len(c) == 2 for c in cards)
         assert all(set(b) == {"seat", "bid"} and b["bid"] in (0, 3, 4, 5, 6) for b in deal["bids"])
-        base = {"number", "dealer", "hands", "stock", "bids", "thrown_in"}
+        base = {"number", "dealer", "hands", "stock", "bids", "thrown_in", "decisions"}
         if deal["thrown_in"]:
             assert set(deal) == base
             continue
@@ -114,7 +116,8 @@ def test_record_json_round_trip_and_replay(record: dict[str, Any]) -> None:
         "[]",
         '{"format": "chess", "version": 1}',
         '{"version": 1}',
-        '{"format": "schmier-game-record", "version": 3}',
+        '{"format": "schmier-game-record", "version": 4}',
+        '{"format": "schmier-game-record", "version": "3"}',
         '{"format": "schmier-game-record"}',
     ],
 )
@@ -157,14 +160,37 @@ def test_trick_in_progress_is_in_the_record_with_null_winner() -> None:
     assert last == {"leader": leader, "cards": [str(c) for c in cards], "winner": None}
 
 
-def test_arranged_record_is_flagged_and_not_replayable() -> None:
-    """An arranged first deal is not made from the seed, so replay refuses it (documented)."""
-    game = Game.arranged(SWEEP_HANDS, 5)
+def test_R3_1a_arranged_record_holds_its_start_and_replays() -> None:
+    """An arranged game (a hand-built first deal, scores other than 0-0-0) is flagged and
+    holds its start scores; it replays from its own first deal and scores, and with the
+    key its later deals must be the key's (R3.1a)."""
+    game = Game.arranged(SWEEP_HANDS, 5, scores=(18, -4, 20), seed=3)
+    rng = random.Random(3)
+    while not game.is_over:
+        game.apply(random_action(game, rng))
     rec = to_record(game)
     assert rec["arranged"] is True and rec["first_dealer"] == 5
+    assert rec["start_scores"] == [18, -4, 20]
     assert rec["deals"][0]["hands"][0] == ["JD", "TH", "JH", "QH", "KH", "AH"]
+    check_record(rec, start=(18, -4, 20))
+    assert to_record(replay(loads(dumps(rec)))) == rec
+    if len(rec["deals"]) > 1:
+        assert to_record(replay(copy.deepcopy(rec), GameKey.from_seed(3))) == rec
+        with pytest.raises(ReplayMismatchError):
+            replay(copy.deepcopy(rec), GameKey.from_seed(4))
+    moved = dict(copy.deepcopy(rec), start_scores=[18, -4, 19])
     with pytest.raises(ReplayMismatchError):
-        replay(rec)
+        replay(moved)
+
+
+def test_R8_game_started_from_scores_alone_is_arranged() -> None:
+    """Scores other than 0-0-0 are not a game as dealt, even with dealt cards."""
+    game = Game(GameKey.from_seed(5), scores=(0, 3, 0))
+    rec = to_record(game)
+    assert rec["arranged"] is True and rec["start_scores"] == [0, 3, 0]
+    assert to_record(replay(rec)) == rec
+    with pytest.raises(ReplayMismatchError, match="start_scores"):
+        replay(dict(rec, start_scores=[0, 3]))
 
 
 # --- tampering --------------------------------------------------------------------------
@@ -259,10 +285,20 @@ def test_R3_1_replay_refuses_a_deal_that_is_not_53_cards() -> None:
         replay(rec)
 
 
+def as_version(record: dict[str, Any], version: int) -> dict[str, Any]:
+    """The record as written before version 3: no decisions, no start scores."""
+    old = copy.deepcopy(record)
+    del old["start_scores"]
+    for deal in old["deals"]:
+        del deal["decisions"]
+    old["version"] = version
+    return old
+
+
 def test_version_1_record_with_its_seed_still_replays(record: dict[str, Any]) -> None:
     """Records written before deals had keys (version 1) carried an integer seed; they
     replay from their dealt cards, and a tampered one is still refused."""
-    old = dict(copy.deepcopy(record), version=1, seed=12345)
+    old = dict(as_version(record, 1), seed=12345)
     assert to_record(replay(old), record["meta"]) == record
     assert loads(dumps(old)) == old
     old["deals"][0]["bids"][0]["bid"] = 6 if old["deals"][0]["bids"][0]["bid"] != 6 else 0
@@ -277,3 +313,134 @@ def test_an_integer_is_not_a_key() -> None:
         GameKey(b"short")
     secret = bytes(range(32))
     assert repr(GameKey(secret)) == "GameKey(<secret>)"  # so no log or traceback shows it
+
+
+def test_version_2_record_still_replays(record: dict[str, Any]) -> None:
+    """Version 2 records (no decisions, no start scores) replay as they are."""
+    old = as_version(record, 2)
+    assert loads(dumps(old)) == old
+    assert to_record(replay(old), record["meta"]) == record
+    old["deals"][0]["decisions"] = record["deals"][0]["decisions"]
+    with pytest.raises(ReplayMismatchError, match="decisions"):
+        replay(old)  # a field version 2 did not have
+
+
+# --- decisions ----------------------------------------------------------------------------
+
+
+def test_R4_R5_R7_decisions_name_who_was_asked_what(record: dict[str, Any]) -> None:
+    """Each deal's decisions are its bids (R4.1), trump (R5.1), exchanges (R5.2), the
+    dealer's discard (R5.3) and cards (R7), in order; the engine alone knows no times."""
+    game = replay(copy.deepcopy(record))
+    asked = [(d["seat"], d["kind"]) for deal in record["deals"] for d in deal["decisions"]]
+    assert len(asked) == game.decisions
+    for deal in record["deals"]:
+        kinds = [d["kind"] for d in deal["decisions"]]
+        assert kinds[: len(deal["bids"])] == ["bid"] * len(deal["bids"])
+        assert [d["seat"] for d in deal["decisions"][: len(deal["bids"])]] == [
+            b["seat"] for b in deal["bids"]
+        ]
+        assert all(d["seconds"] is None and d["fallback"] is None for d in deal["decisions"])
+        if deal["thrown_in"]:
+            assert kinds == ["bid"] * 6
+            continue
+        rest = kinds[len(deal["bids"]) :]
+        assert rest == ["trump"] + ["discard"] * 6 + ["play"] * 36
+        assert deal["decisions"][len(deal["bids"])]["seat"] == deal["bidder"]
+        assert deal["decisions"][len(deal["bids"]) + 6]["seat"] == deal["dealer"]
+        plays = deal["decisions"][-36:]
+        assert [d["seat"] for d in plays[:6]] == [
+            (deal["tricks"][0]["leader"] + i) % 6 for i in range(6)
+        ]
+
+
+def noted_game(seed: int) -> tuple[Game, list[DecisionNote]]:
+    """A finished game with a note on every decision, some of them fallbacks."""
+    rng = random.Random(seed)
+    game = Game(seed=seed)
+    notes = []
+    while not game.is_over:
+        game.apply(random_action(game, rng))
+        fallback = (
+            Fallback("timeout", "no answer within 1000 ms", "") if rng.random() < 0.05 else None
+        )
+        notes.append(DecisionNote(round(rng.random(), 6), fallback))
+    return game, notes
+
+
+def test_notes_round_trip_through_json_and_replay() -> None:
+    """The referee's notes (time, fallback) come back from the record's JSON unchanged."""
+    game, notes = noted_game(11)
+    rec = to_record(game, {"match_id": "m"}, notes)
+    flat = [d for deal in rec["deals"] for d in deal["decisions"]]
+    assert [d["seconds"] for d in flat] == [n.seconds for n in notes]
+    marked = [d["fallback"] for d in flat if d["fallback"] is not None]
+    assert marked and all(set(f) == {"fault", "reason", "sent"} for f in marked)
+    again = loads(dumps(rec))
+    assert again == rec
+    assert to_record(replay(again), {"match_id": "m"}, recorded_notes(again)) == rec
+    assert recorded_notes(again) == notes
+
+
+def test_to_record_refuses_notes_that_do_not_fit_the_game() -> None:
+    game, notes = noted_game(12)
+    with pytest.raises(ValueError, match="decision notes"):
+        to_record(game, None, notes[:-1])
+
+
+def first_played(rec: dict[str, Any]) -> dict[str, Any]:
+    return played_deals(rec)[0]
+
+
+DECISION_TAMPERS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "one dropped": (lambda r: first_played(r)["decisions"].pop(), "records 4[0-9] decisions"),
+    "one added": (
+        lambda r: first_played(r)["decisions"].append(first_played(r)["decisions"][-1]),
+        "decisions for its",
+    ),
+    "wrong seat": (
+        lambda r: first_played(r)["decisions"][-1].__setitem__(
+            "seat", (first_played(r)["decisions"][-1]["seat"] + 1) % 6
+        ),
+        "the engine asked seat",
+    ),
+    "wrong kind": (
+        lambda r: first_played(r)["decisions"][0].__setitem__("kind", "play"),
+        "the engine asked seat",
+    ),
+    "negative time": (
+        lambda r: first_played(r)["decisions"][0].__setitem__("seconds", -1.0),
+        "seconds",
+    ),
+    "time as text": (
+        lambda r: first_played(r)["decisions"][0].__setitem__("seconds", "0.5"),
+        "seconds",
+    ),
+    "fallback without reason": (
+        lambda r: first_played(r)["decisions"][0].__setitem__("fallback", {"fault": "timeout"}),
+        "malformed fallback",
+    ),
+    "extra field": (
+        lambda r: first_played(r)["decisions"][0].__setitem__("bot", "x"),
+        "malformed decision",
+    ),
+    "decisions missing": (lambda r: first_played(r).pop("decisions"), "malformed"),
+    "points reordered": (
+        lambda r: first_played(r).__setitem__(
+            "points", dict(reversed(list(first_played(r)["points"].items())))
+        ),
+        r"points \(keys in the order",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(DECISION_TAMPERS))
+def test_replay_refuses_a_bad_decisions_array(record: dict[str, Any], name: str) -> None:
+    """The decisions must match the engine's: as many as the deal's actions, each naming
+    the seat the engine asked and the kind it asked for; times and fallbacks well formed."""
+    tamper, message = DECISION_TAMPERS[name]
+    tampered = copy.deepcopy(record)
+    tamper(tampered)
+    assert tampered != record or name == "points reordered"
+    with pytest.raises(ReplayMismatchError, match=message):
+        replay(tampered)
