@@ -109,7 +109,7 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
-    from arena.tournament.executor import referee_processes
+    from arena.tournament.executor import RefereeProcessError, referee_processes
     from arena.tournament.results import ResultsStoreError, entrant_label
     from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
     from arena.tournament.schedule import ScheduleError, choose_schedule
@@ -169,7 +169,8 @@ def run(
             summary = run_tournament(config, db.parent / "logs", bar.update)
     except (RunBusyError, ResultsStoreError) as error:
         fail(str(error))
-    except OSError as error:  # e.g. the disk filled up: what was committed is kept
+    # The disk filled up, a referee process died: what was committed is kept.
+    except (OSError, RefereeProcessError) as error:
         fail(f"{error}; every game stored so far is kept, run the same command to resume")
     except RunInterrupted as stopped:
         err_console.print(
