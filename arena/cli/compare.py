@@ -11,6 +11,15 @@ from typing import Annotated, Final
 
 import typer
 
+from .cluster import (
+    ClusterOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsKeyOption,
+    cluster_errors,
+    cluster_executor,
+    cluster_sandbox,
+)
 from .common import (
     DEFAULT_DB,
     DEFAULT_REGISTRY,
@@ -96,6 +105,10 @@ def compare(
     processes: ProcessesOption = 256,
     log_kb: LogOption = 1024,
     build: BuildOption = True,
+    cluster: ClusterOption = None,
+    cluster_tls_ca: TlsCaOption = None,
+    cluster_tls_cert: TlsCertOption = None,
+    cluster_tls_key: TlsKeyOption = None,
 ) -> None:
     """Is NEW better than BASE? Play duplicate seed groups until a sequential test decides.
 
@@ -123,6 +136,7 @@ def compare(
         fail("--run-id must not be empty")
     specs = load_entrants([new, base], registry)
     open_store(db).close()  # a clear error now for a file that is not a results database
+    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, build)
     config = CompareConfig(
         entrants=tuple(specs),
         games=0,  # each batch sets how far it plays
@@ -131,7 +145,11 @@ def compare(
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
-        sandbox=check_sandbox(sandbox, workdir_mb),
+        sandbox=(
+            check_sandbox(sandbox, workdir_mb)
+            if executor is None
+            else cluster_sandbox(sandbox, workdir_mb)
+        ),
         workdir_bytes=workdir_mb * MIB,
         test=test,
         max_games=max_games,
@@ -148,12 +166,13 @@ def compare(
         from arena.tournament.schedule import seed_warning
 
         err_console.print(seed_warning(seed), highlight=False, markup=False)
-    build_entrants(specs, db.parent / "logs", build)
+    if executor is None:  # on a cluster each worker builds what it is shipped
+        build_entrants(specs, db.parent / "logs", build)
     from arena.present.compare import CompareProgressLine, render_compare
 
     try:
-        with CompareProgressLine(console, enabled=not as_json) as line:
-            outcome = run_compare(config, db.parent / "logs", line.update)
+        with cluster_errors(executor), CompareProgressLine(console, enabled=not as_json) as line:
+            outcome = run_compare(config, db.parent / "logs", line.update, executor)
     except (RunBusyError, ResultsStoreError, CompareError, ScheduleError) as error:
         fail(str(error))
     except OSError as error:  # e.g. the disk filled up: what was committed is kept

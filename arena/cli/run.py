@@ -7,6 +7,15 @@ from typing import Annotated
 
 import typer
 
+from .cluster import (
+    ClusterOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsKeyOption,
+    cluster_errors,
+    cluster_executor,
+    cluster_sandbox,
+)
 from .common import (
     DEFAULT_DB,
     DEFAULT_REGISTRY,
@@ -89,6 +98,10 @@ def run(
     ] = False,
     as_json: JsonOption = False,
     wide: WideOption = False,
+    cluster: ClusterOption = None,
+    cluster_tls_ca: TlsCaOption = None,
+    cluster_tls_cert: TlsCertOption = None,
+    cluster_tls_key: TlsKeyOption = None,
     all_registered: Annotated[
         bool, typer.Option(help="Add every registered bot (newest version of each name).")
     ] = False,
@@ -147,7 +160,9 @@ def run(
     (err_console if as_json else console).print(
         plan.describe(len(specs)), highlight=False, markup=False
     )
-    build_entrants(specs, db.parent / "logs", build)
+    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, build)
+    if executor is None:  # on a cluster each worker builds what it is shipped
+        build_entrants(specs, db.parent / "logs", build)
     jobs = jobs or os.cpu_count() or 1
     config = RunConfig(
         entrants=tuple(specs),
@@ -158,15 +173,19 @@ def run(
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
         schedule=plan,
-        sandbox=check_sandbox(sandbox, workdir_mb),
+        sandbox=(
+            check_sandbox(sandbox, workdir_mb)
+            if executor is None
+            else cluster_sandbox(sandbox, workdir_mb)
+        ),
         workdir_bytes=workdir_mb * MIB,
         referees=referees or referee_processes(jobs, os.cpu_count() or 1),
     )
     from arena.present.display import RunProgressBar
 
     try:
-        with RunProgressBar(console, enabled=not as_json) as bar:
-            summary = run_tournament(config, db.parent / "logs", bar.update)
+        with cluster_errors(executor), RunProgressBar(console, enabled=not as_json) as bar:
+            summary = run_tournament(config, db.parent / "logs", bar.update, executor=executor)
     except (RunBusyError, ResultsStoreError) as error:
         fail(str(error))
     # The disk filled up, a referee process died: what was committed is kept.

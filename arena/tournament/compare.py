@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from arena.referee.result import GameResult
 
+from .executor import MatchExecutor
 from .resample import ratio_interval
 from .results import ResultsStore
 from .runner import RunConfig, run_tournament
@@ -303,12 +304,16 @@ def seeded(scheduled: ScheduledMatch, labels: Sequence[str], result: GameResult)
 
 
 def run_compare(
-    config: CompareConfig, log_root: Path, on_position: OnComparePosition | None = None
+    config: CompareConfig,
+    log_root: Path,
+    on_position: OnComparePosition | None = None,
+    executor: MatchExecutor | None = None,
 ) -> CompareOutcome:
     """Play (or resume) a comparison until its test decides or its cap is reached.
 
     Games are stored as they end, like a run's; ``RunInterrupted`` (from the runner) stops
-    it with everything finished kept.
+    it with everything finished kept. ``executor`` plays every batch (default: the run's
+    own, on this machine).
     """
     check_config(config)
     new, base = config.labels
@@ -337,7 +342,7 @@ def run_compare(
         target = next_target(outcome.groups, config.batch, config.max_games)
         assert target is not None  # not finished: the cap leaves room for a group
         batch = dataclasses.replace(config, games=target)
-        run_tournament(batch, log_root, on_game=on_game)
+        run_tournament(batch, log_root, on_game=on_game, executor=executor)
         before, outcome = outcome, position(with_interval=False)
         if outcome.groups <= before.groups:  # never expected: every game is stored, faults too
             raise CompareError(

@@ -1,0 +1,273 @@
+"""Matches on a Dask cluster: the coordinator (``arena run --cluster``) schedules each match as
+one task, played whole by one worker, and alone stores the games that come back.
+
+A worker declares how many tables it plays at once as a Dask resource
+(``dask worker ADDRESS --resources TABLES=2``); every match task needs one ``TABLES``.
+The bots travel by content (``arena.bots.archive``): each entrant version is packed once
+and held by the cluster as the result of a small task of its own, so a worker fetches it
+when a match first needs it there, and the cluster can recompute it if the worker holding
+it dies; the worker unpacks, checks and builds it once into its cache (``worker_root()``).
+The match runs on the worker with its sandbox and limits as on the coordinator's machine;
+its games, with its seats' logs, come back when it ends.
+
+Faults: a worker that dies mid-match has its task rescheduled on another worker by Dask,
+which plays the match whole again, dealt the same (the game keys travel in the plan), so
+nothing of it was stored and nothing is stored twice. A coordinator that stops leaves the
+games it stored; the same command resumes from them. The cluster's transport is Dask's:
+whoever reaches the scheduler can run code on the workers, hence ``cluster_security``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from distributed import Client, Future
+from distributed.security import Security
+
+from arena.bots import BotBuildError, BotSpec
+from arena.bots.archive import BotArchive, BotCache, pack_bot
+from arena.bots.sandbox import SandboxUnavailableError, sandbox_problem
+from arena.referee.match import MatchPlan
+from arena.referee.result import GameResult
+
+from .executor import MatchOutcome, OnMatchGame, play_match_collected
+
+__all__ = [
+    "TABLES",
+    "ClusterError",
+    "DaskExecutor",
+    "ShippedMatch",
+    "cluster_security",
+    "play_shipped_match",
+    "worker_root",
+]
+
+TABLES = "TABLES"  # the Dask worker resource: tables a worker plays at once
+CONNECT_TIMEOUT_S = 30.0
+SEAT_LOG_LIMIT = 4 * 1024 * 1024  # a seat's log shipped back (the seat's own cap is lower)
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be reached, or a match failed on it for another reason than a
+    bot's build (which is a ``BotBuildError``, as locally)."""
+
+
+def cluster_security(
+    ca_file: Path | None, cert_file: Path | None, key_file: Path | None
+) -> Security | None:
+    """Dask TLS from a CA and this client's certificate and key; None: Dask's own
+    configuration decides (``distributed.comm.tls.*``, which may itself say TLS)."""
+    given = [f for f in (ca_file, cert_file, key_file) if f is not None]
+    if not given:
+        return None
+    if len(given) != 3:
+        raise ClusterError(
+            "TLS to the cluster needs all three: --cluster-tls-ca, --cluster-tls-cert "
+            "and --cluster-tls-key"
+        )
+    for path in given:
+        if not path.is_file():
+            raise ClusterError(f"TLS file {path} does not exist")
+    return Security(
+        tls_ca_file=str(ca_file),
+        tls_client_cert=str(cert_file),
+        tls_client_key=str(key_file),
+        require_encryption=True,
+    )
+
+
+def worker_root() -> Path:
+    """A worker's own directory: shipped bots under ``bots/``, match logs under ``logs/``.
+    ``$ARENA_WORKER_DIR``, else under the user's cache directory."""
+    explicit = os.environ.get("ARENA_WORKER_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "schmier-arena" / "worker"
+
+
+@dataclass(frozen=True)
+class ShippedMatch:
+    """What a match task returns: the outcome, its games in order, its seats' logs."""
+
+    outcome: MatchOutcome
+    games: list[GameResult]
+    logs: dict[str, bytes]  # seat log file name -> its content
+
+
+_caches: dict[Path, BotCache] = {}  # one per worker process and cache root
+
+
+def play_shipped_match(
+    plan: MatchPlan,
+    skip: frozenset[int],
+    build: bool,
+    *archives: BotArchive,
+) -> ShippedMatch:
+    """The task: ``plan`` played whole on this worker, its entrants from ``archives`` (one
+    per team) installed in this worker's cache, its logs in this worker's directory."""
+    if plan.sandbox and (problem := sandbox_problem()) is not None:
+        # Locally the command line says so and plays on; here nobody would read it.
+        raise SandboxUnavailableError(
+            f"{problem} on a worker: install bubblewrap there, or run with --no-sandbox "
+            "if the bots are trusted code"
+        )
+    root = worker_root()
+    cache = _caches.setdefault(root, BotCache(root / "bots"))
+    installed = [cache.install(archive, build) for archive in archives]
+    logs = root / "logs"
+    # The coordinator's log directory is LOG_ROOT/RUN/MATCH: the same two levels here.
+    log_dir = logs / plan.log_dir.parent.name / plan.log_dir.name
+    local = dataclasses.replace(
+        plan,
+        entrants=(installed[0], installed[1], installed[2]),
+        log_dir=log_dir,
+        private=(logs,),
+    )
+    outcome, games = play_match_collected(local, skip)
+    return ShippedMatch(outcome, games, _seat_logs(log_dir))
+
+
+def _seat_logs(log_dir: Path) -> dict[str, bytes]:
+    shipped = {}
+    for path in sorted(log_dir.glob("seat*.log")):
+        with path.open("rb") as log:
+            shipped[path.name] = log.read(SEAT_LOG_LIMIT)
+    return shipped
+
+
+def _hold(archive: BotArchive) -> BotArchive:
+    """A task whose result is its argument: the archive, kept by the cluster (and
+    recomputed from the scheduler's copy of the task if the worker holding it dies)."""
+    return archive
+
+
+class DaskExecutor:
+    """Plays matches as tasks of the Dask cluster at ``address`` (see the module)."""
+
+    def __init__(
+        self,
+        address: str,
+        security: Security | None = None,
+        build: bool = True,
+        tables: int = 256,
+    ) -> None:
+        self.address = address
+        self.security = security
+        self.build = build
+        # Matches handed over at once: Dask queues them and gives each worker what its
+        # TABLES allow, late joiners too; this only bounds the coordinator's memory.
+        self._tables = tables
+        self._client: Client | None = None
+        self._archives: dict[str, Future[BotArchive]] = {}  # by version
+        self._futures: set[Future[ShippedMatch]] = set()
+        self.shipping_seconds = 0.0  # packing the archives and handing them to the cluster
+
+    @property
+    def tables(self) -> int:
+        return self._tables
+
+    @property
+    def referee_cpu_seconds(self) -> tuple[float, ...]:
+        return ()  # the referees run on the workers, whose CPU this process cannot see
+
+    async def __aenter__(self) -> Self:
+        try:
+            self._client = await Client(
+                self.address,
+                security=self.security,
+                asynchronous=True,
+                timeout=CONNECT_TIMEOUT_S,
+                set_as_default=False,
+            )
+        except (OSError, TimeoutError) as error:
+            raise ClusterError(
+                f"cannot reach the Dask scheduler at {self.address}: {error}"
+            ) from None
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            # Matches not started are dropped; one under way ends on its worker, its bots
+            # with it, and its result is discarded.
+            if self._futures:
+                await client.cancel(list(self._futures))
+        finally:
+            self._futures.clear()
+            self._archives.clear()
+            await client.close()
+
+    async def tables_declared(self) -> tuple[int, int]:
+        """(workers, the TABLES they declare in all) at this moment."""
+        scheduler = self._client.scheduler if self._client is not None else None
+        assert scheduler is not None, "async with the executor"
+        info = await scheduler.identity(n_workers=-1)
+        workers: dict[str, Any] = info.get("workers", {})
+        tables = sum(int(w.get("resources", {}).get(TABLES, 0)) for w in workers.values())
+        return len(workers), tables
+
+    async def play(
+        self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
+    ) -> MatchOutcome:
+        client = self._client
+        assert client is not None, "async with the executor"
+        archives = [self._shipped(client, spec) for spec in plan.entrants]
+        future: Future[ShippedMatch] = client.submit(
+            play_shipped_match,
+            plan,
+            skip,
+            self.build,
+            *archives,
+            key=f"arena-match-{plan.match_id}-{uuid.uuid4().hex[:8]}",
+            resources={TABLES: 1},
+            pure=False,
+        )
+        self._futures.add(future)
+        try:
+            shipped: ShippedMatch = await future
+        except (BotBuildError, SandboxUnavailableError, asyncio.CancelledError):
+            raise
+        except Exception as error:
+            raise ClusterError(f"match {plan.match_id} failed on the cluster: {error}") from error
+        finally:
+            self._futures.discard(future)
+        await asyncio.to_thread(_write_logs, plan.log_dir, shipped.logs)
+        for game in shipped.games:
+            on_game(game)
+        return shipped.outcome
+
+    def _shipped(self, client: Client, spec: BotSpec) -> Future[BotArchive]:
+        """``spec``'s archive as the cluster holds it: packed and handed over once a run."""
+        held = self._archives.get(spec.version)
+        if held is None:
+            started = time.monotonic()
+            archive = pack_bot(spec)  # once per version: a bot's files, read on the loop
+            key = f"arena-bot-{spec.name}-{spec.version}-{uuid.uuid4().hex[:8]}"
+            held = self._archives[spec.version] = client.submit(_hold, archive, key=key, pure=False)
+            self.shipping_seconds += time.monotonic() - started
+        return held
+
+
+def _write_logs(log_dir: Path, logs: dict[str, bytes]) -> None:
+    """The seats' logs where a local match leaves them (reports read them there)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    for name, content in logs.items():
+        if "/" in name or not name.startswith("seat"):
+            continue  # only a seat's log file name, never a path
+        (log_dir / name).write_bytes(content)

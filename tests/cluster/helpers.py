@@ -1,0 +1,136 @@
+"""Running ``arena run`` against a local cluster, and reading back what it stored."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tournament.helpers import (
+    arena_command,
+    connect_read_only,
+    find_game,
+    game_ids,
+    integrity_check,
+    run_statuses,
+    sample_path,
+    stored_game_count,
+    stored_keys,
+)
+
+from arena.tournament.results import ResultsStore
+from arena.tournament.schedule import round_robin
+
+# Deterministic players: the same deals give the same games wherever they are played.
+ENTRANTS = (str(sample_path("greedy")), str(sample_path("lowest")))
+TIMING_FIELDS = frozenset({"duration_s", "started_at", "finished_at", "elapsed", "seconds"})
+
+
+def expected_keys(games: int) -> set[tuple[str, int]]:
+    """Every (match, game) of a two-entrant run of ``games`` games per seating."""
+    return {(m.key, i) for m in round_robin(2, games) for i in range(games)}
+
+
+def run_command(
+    db: Path, games: int, *extra: str, entrants: tuple[str, ...] = ENTRANTS
+) -> list[str]:
+    return [*arena_command(), "run", *entrants, "--games", str(games), "--db", str(db), *extra]
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "COLUMNS": "200"}
+
+
+def arena_run(
+    cwd: Path, command: list[str], timeout: float = 180.0
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, env=env(), timeout=timeout
+    )
+
+
+def shown(done: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+
+
+class Coordinator:
+    """``arena run`` in a child process, its output in files, watched through its database."""
+
+    def __init__(self, root: Path, command: list[str], name: str) -> None:
+        self.out = root / f"{name}.out"
+        self.err = root / f"{name}.err"
+        with self.out.open("wb") as out, self.err.open("wb") as err:
+            self.proc = subprocess.Popen(command, cwd=root, stdout=out, stderr=err, env=env())
+
+    def output(self) -> str:
+        return f"stdout:\n{self.out.read_text()}\nstderr:\n{self.err.read_text()}"
+
+    def wait_until(self, done: Any, what: str, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            if self.proc.poll() is not None:
+                pytest.fail(f"arena exited ({self.proc.returncode}) before {what}\n{self.output()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {what} after {timeout} s\n{self.output()}")
+            time.sleep(0.02)
+
+    def finish(self, timeout: float = 180.0) -> int:
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            pytest.fail(f"arena still running after {timeout} s\n{self.output()}")
+
+    def ensure_dead(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def assert_complete(db: Path, games: int) -> None:
+    """Every scheduled game stored exactly once, the run finished, the file sound."""
+    keys = stored_keys(db)
+    assert set(keys) == expected_keys(games)
+    assert all(n == 1 for n in keys.values()), {k: n for k, n in keys.items() if n != 1}
+    assert stored_game_count(db) == len(expected_keys(games))
+    assert run_statuses(db)[-1] == "finished"
+    assert integrity_check(db) == ["ok"]
+
+
+def stored_games(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """Each stored game's result and record (less timings), by (match key, game index)."""
+    found = {}
+    with ResultsStore.open(db) as store:
+        for run in _run_ids(db):
+            for game_id in game_ids(store, run):
+                game = find_game(store, game_id)
+                assert game is not None
+                found[(game.match_key, game.game_index)] = {
+                    "winner": game.winner,
+                    "scores": game.scores,
+                    "deals": game.deals,
+                    "points_won": game.points_won,
+                    "faults": [(f.seat, f.kind) for f in game.faults],
+                    "record": _without_timing(store.game_record(game_id)),
+                }
+    return found
+
+
+def _run_ids(db: Path) -> list[str]:
+    conn = connect_read_only(db)
+    try:
+        return [str(row[0]) for row in conn.execute("SELECT id FROM runs")]
+    finally:
+        conn.close()
+
+
+def _without_timing(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timing(v) for k, v in value.items() if k not in TIMING_FIELDS}
+    if isinstance(value, list):
+        return [_without_timing(v) for v in value]
+    return value

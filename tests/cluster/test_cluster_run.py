@@ -1,0 +1,99 @@
+"""``arena run --cluster``: the same games as on this machine, with bots shipped to workers
+that have no copy of them, built there once, and a build that fails there reported as a
+local one is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tournament.helpers import copy_bot, sample_path
+
+from arena.bots import load_bot
+
+from .conftest import LocalCluster, start_cluster
+from .helpers import arena_run, assert_complete, run_command, shown, stored_games
+
+pytestmark = pytest.mark.timeout(300)
+
+GAMES = 2
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A scheduler and two workers of one table each, for the tests that kill nothing."""
+    cluster = start_cluster(tmp_path_factory.mktemp("cluster"), workers=2)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def test_a_cluster_run_stores_the_games_a_local_run_stores(
+    shared_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    local = arena_run(tmp_path, run_command(tmp_path / "local.db", GAMES, "--seed", "7"))
+    assert local.returncode == 0, shown(local)
+    command = run_command(
+        tmp_path / "cluster.db", GAMES, "--seed", "7", "--cluster", shared_cluster.address
+    )
+    on_cluster = arena_run(tmp_path, command)
+    assert on_cluster.returncode == 0, shown(on_cluster) + shared_cluster.logs()
+    assert "12 games played, 0 already stored" in on_cluster.stdout
+
+    assert_complete(tmp_path / "cluster.db", GAMES)
+    assert stored_games(tmp_path / "cluster.db") == stored_games(tmp_path / "local.db")
+    # Both workers played, and the seats' logs came back where a local run leaves them.
+    for worker in shared_cluster.workers:
+        assert worker.match_logs(), f"{worker.name} played no match\n{shared_cluster.logs()}"
+    coordinator_logs = sorted((tmp_path / "logs").glob("*/*/seat0.log"))
+    assert len(coordinator_logs) == 6
+
+
+BUILD_COUNTING = '\nbuild = ["sh", "-c", "mkdir -p build && echo run >> build/runs"]\n'
+
+
+def test_a_bot_is_shipped_to_workers_that_have_no_copy_and_built_there_once(
+    shared_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    source = copy_bot("greedy", tmp_path / "src" / "shipped", "shipped")
+    with (source / "bot.toml").open("a") as manifest:
+        manifest.write(BUILD_COUNTING)
+    version = load_bot(source).version
+    for worker in shared_cluster.workers:
+        assert not (worker.cache / version).exists()
+        assert not list(worker.cwd.iterdir())
+
+    entrants = (str(source), str(sample_path("lowest")))
+    command = run_command(
+        tmp_path / "arena.db", GAMES, "--cluster", shared_cluster.address, entrants=entrants
+    )
+    done = arena_run(tmp_path, command)
+    assert done.returncode == 0, shown(done) + shared_cluster.logs()
+    assert_complete(tmp_path / "arena.db", GAMES)
+
+    built = [w.cache / version for w in shared_cluster.workers if (w.cache / version).exists()]
+    assert built, "no worker holds the shipped bot\n" + shared_cluster.logs()
+    for home in built:
+        # Built once on each worker, however many matches it played there.
+        assert (home / "bot" / "build" / "runs").read_text() == "run\n"
+        assert (home / "bot" / "bot.py").read_bytes() == (source / "bot.py").read_bytes()
+    assert not (source / "build").exists(), "the coordinator built it: it should not have to"
+
+
+def test_a_build_that_fails_on_a_worker_is_reported_like_a_local_one(
+    shared_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    source = copy_bot("greedy", tmp_path / "broken", "broken")
+    with (source / "bot.toml").open("a") as manifest:
+        manifest.write('\nbuild = ["sh", "-c", "echo no compiler here >&2; exit 7"]\n')
+    entrants = (str(source), str(sample_path("lowest")))
+    command = run_command(
+        tmp_path / "arena.db", 1, "--cluster", shared_cluster.address, entrants=entrants
+    )
+    done = arena_run(tmp_path, command)
+    assert done.returncode == 2, shown(done)
+    assert "did not build" in done.stderr and "exit code 7" in done.stderr, shown(done)
+    assert "no compiler here" in done.stderr, shown(done)  # the log's tail, as locally
+    assert "Traceback" not in done.stderr, shown(done)
