@@ -107,3 +107,6 @@ class Fault:
     sent: str = ""  # what the bot sent, abbreviated
     fallback: str = ""  # the action played in the bot's place, if one was
     request_id: int = 0  # the request the fault answered; 0 between requests
+    # Index into its deal's "decisions" in the game record of the decision the fault
+    # replaced with the fallback; None for a fault between decisions (docs/GAME_RECORD.md).
+    decision_index: int | None = None

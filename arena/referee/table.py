@@ -25,6 +25,7 @@ from arena.engine import (
     view,
 )
 from arena.engine.game import team_of
+from arena.engine.record import DecisionNote, Fallback
 from arena.v1 import arena_pb2 as pb
 from arena.wire.answers import Refusal, Stale, decode_answer
 from arena.wire.protocol import (
@@ -59,6 +60,7 @@ class _SeatState:
     bank_ms: float = 0.0
     request_id: int = 0
     auto: bool = False  # auto-played for the rest of the match
+    auto_since: Fault | None = None  # the fault that made the seat auto-played
     stats: SeatStats = field(init=False)  # of the game being played
     pending_start: pb.Event | None = None  # the GameStarted event not yet sent
     notices: list[pb.Notice] = field(default_factory=list)  # faults not yet told
@@ -117,6 +119,11 @@ class Table:
         self._game: Game | None = None
         self._game_index = 0
         self._faults_before = 0
+        # What the record says of each decision of the game being played (time, fallback),
+        # and where the next decision falls: (deal number, index in the deal's decisions).
+        self._notes: list[DecisionNote] = []
+        self._deal_number = 0
+        self._decisions_in_deal = 0
         self._translator = EventTranslator([])
         self.join_wait_seconds = 0.0  # how long the table waited for its bots to join
         # Seconds from sending each request to having its answer (or fault), for benchmarks.
@@ -184,6 +191,8 @@ class Table:
         game = self._game = Game(key, draw_limit=self.settings.draw_limit)
         self._translator = EventTranslator(game.events)
         self._game_index = index
+        self._notes = []
+        self._deal_number = 0
         started = time.monotonic()
         start_event = pb.Event(
             game_started=pb.GameStarted(game_index=index, first_dealer=game.first_dealer)
@@ -219,12 +228,30 @@ class Table:
             state.pending_start = None
         return events
 
+    def _position(self, game: Game) -> tuple[int, int]:
+        """(deal number, index in the deal's decisions) of the decision the game asks now."""
+        if game.deal_number != self._deal_number:
+            self._deal_number, self._decisions_in_deal = game.deal_number, 0
+        return self._deal_number, self._decisions_in_deal
+
+    def _note(self, note: DecisionNote) -> None:
+        """The decision just applied, as the record will say it."""
+        self._notes.append(note)
+        self._decisions_in_deal += 1
+
     async def _turn(self, state: _SeatState, game: Game) -> None:
         """One decision of the seat: ask, charge the time it took, settle (policy)."""
+        position = self._position(game)
         if state.auto or not state.link.connected:
             if not state.auto:
-                self._fault(state, FaultKind.CLOSED, state.link.close_reason)
+                self._fault(state, FaultKind.CLOSED, state.link.close_reason, at=position)
+                reason = state.link.close_reason
+            else:
+                reason = "the seat is auto-played for the rest of the match"
             game.apply(fallback_action(game))
+            cause = state.auto_since
+            assert cause is not None
+            self._note(DecisionNote(None, Fallback(cause.kind.value, reason)))
             return
         kind = game.decision_kind
         assert kind is not None
@@ -245,7 +272,7 @@ class Table:
             await self._tell_faults(state)
         exchange = await self._ask(state, kind, message)
         self._charge(state, exchange)
-        await self._settle(state, game, exchange.answer)
+        await self._settle(state, game, exchange, position)
 
     async def _ask(
         self, state: _SeatState, kind: DecisionKind, message: pb.RefereeMessage
@@ -292,11 +319,16 @@ class Table:
         if over_ms > 0:
             state.bank_ms = max(0.0, state.bank_ms - over_ms)
 
-    async def _settle(self, state: _SeatState, game: Game, answer: Action | Refusal) -> None:
+    async def _settle(
+        self, state: _SeatState, game: Game, exchange: _Exchange, position: tuple[int, int]
+    ) -> None:
         """Apply the answer; a refused one is a fault, and the fallback is played instead."""
+        answer = exchange.answer
+        seconds = None if exchange.sent_at is None else exchange.elapsed
         if not isinstance(answer, Refusal):
             try:
                 game.apply(answer)  # the one door: it refuses an illegal action unchanged
+                self._note(DecisionNote(seconds))
                 if state.notices:  # e.g. a flood noticed while waiting
                     await self._tell_faults(state)
                 return
@@ -305,7 +337,16 @@ class Table:
         assert POLICY[answer.kind].plays_fallback, answer
         fallback = fallback_action(game)
         game.apply(fallback)
-        self._fault(state, answer.kind, answer.reason, answer.sent, str(fallback), state.request_id)
+        self._note(DecisionNote(seconds, Fallback(answer.kind.value, answer.reason, answer.sent)))
+        self._fault(
+            state,
+            answer.kind,
+            answer.reason,
+            answer.sent,
+            str(fallback),
+            state.request_id,
+            at=position,
+        )
         await self._tell_faults(state)
 
     async def _answer_already_here(
@@ -374,23 +415,32 @@ class Table:
         sent: str = "",
         fallback: str = "",
         request_id: int = 0,
+        at: tuple[int, int] | None = None,
     ) -> None:
-        """Record a fault and do what the policy says about its kind."""
+        """Record a fault and do what the policy says about its kind.
+
+        ``at`` is the (deal number, decision index) of the decision the fault replaced
+        with the fallback, if it did: taken before the fallback is applied, which may
+        end the deal.
+        """
         game = self._game
         fault = Fault(
             self._game_index,
-            game.deal_number if game else 0,
+            at[0] if at else game.deal_number if game else 0,
             state.link.seat,
             kind,
             reason,
             sent,
             fallback,
             request_id,
+            None if at is None else at[1],
         )
         self.faults.append(fault)
         policy = POLICY[kind]
         if policy.auto_play:
             state.auto = True
+            if state.auto_since is None:
+                state.auto_since = fault
         if policy.late_answer_expected:
             state.unanswered += 1
         if policy.empties_bank:
@@ -429,7 +479,7 @@ class Table:
             deals=game.outcome.deals,
             deal_points=tuple(deal.points for deal in game.deals),
             duration_s=duration,
-            record=to_record(game, meta),
+            record=to_record(game, meta, self._notes),
             seats=tuple(state.stats for state in self.seats),
             faults=faults,
         )
