@@ -7,6 +7,7 @@ import os
 import pickle
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
 from arena.tournament.executor import (
     LocalProcessExecutor,
+    RefereeProcessError,
     play_match_collected,
     referee_processes,
 )
@@ -152,14 +154,14 @@ def _children(pid: int) -> dict[int, bytes]:
     return found
 
 
-def _referee_pids(arena: subprocess.Popen[bytes], count: int, timeout: float) -> list[int]:
+def _referee_pids(coordinator: int, count: int, timeout: float) -> list[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        pids = [p for p, cmd in _children(arena.pid).items() if b"spawn_main" in cmd]
+        pids = [p for p, cmd in _children(coordinator).items() if b"spawn_main" in cmd]
         if len(pids) >= count:
             return sorted(pids)
         time.sleep(0.05)
-    pytest.fail(f"no {count} referee processes under arena {arena.pid}: {_children(arena.pid)}")
+    pytest.fail(f"no {count} referee processes under {coordinator}: {_children(coordinator)}")
 
 
 def _command(db: Path) -> list[str]:
@@ -178,14 +180,22 @@ def test_sigint_leaves_no_referee_or_bot_process_and_the_run_resumes(tmp_path: P
     env = {**os.environ, "COLUMNS": "200"}
     out, err = tmp_path / "first.out", tmp_path / "first.err"
     with out.open("wb") as stdout, err.open("wb") as stderr:
-        arena = subprocess.Popen(_command(db), cwd=tmp_path, stdout=stdout, stderr=stderr, env=env)
+        arena = subprocess.Popen(
+            _command(db),
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=stderr,
+            env=env,
+            start_new_session=True,
+        )
     try:
-        referees = _referee_pids(arena, 2, timeout=60)
+        referees = _referee_pids(arena.pid, 2, timeout=60)
         deadline = time.monotonic() + 120
         while stored_game_count(db) < 1 and arena.poll() is None:
             assert time.monotonic() < deadline, "no game stored in 120 s"
             time.sleep(0.02)
-        arena.send_signal(signal.SIGINT)
+        # As Ctrl-C in a terminal: to the arena and its referee processes at once.
+        os.killpg(arena.pid, signal.SIGINT)
         code = arena.wait(timeout=30)
     finally:
         if arena.poll() is None:
@@ -214,3 +224,46 @@ def test_sigint_leaves_no_referee_or_bot_process_and_the_run_resumes(tmp_path: P
     assert set(keys) == EXPECTED and set(keys.values()) == {1}
     assert run_statuses(db) == ["finished"]
     assert integrity_check(db) == ["ok"]
+
+
+@pytest.mark.timeout(300)
+def test_a_referee_process_killed_mid_run_fails_the_run_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """A referee process that dies (kill -9) fails its matches with a clear error; the
+    other one is stopped, every bot dies, what was stored stays, and the run resumes."""
+    config = RunConfig(
+        entrants=(sample("greedy"), sample("lowest")),
+        games=GAMES,
+        seed=77,
+        jobs=2,
+        db_path=tmp_path / "arena.db",
+        referees=2,
+    )
+    killed: list[int] = []
+
+    def kill_one_referee() -> None:
+        referees = _referee_pids(os.getpid(), 2, timeout=60)
+        deadline = time.monotonic() + 120
+        while stored_game_count(config.db_path) < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(referees[0], signal.SIGKILL)
+        killed.append(referees[0])
+
+    killer = threading.Thread(target=kill_one_referee)
+    killer.start()
+    with pytest.raises(RefereeProcessError, match=r"referee process \d+.* ended"):
+        run_tournament(config, tmp_path / "logs")
+    killer.join()
+    assert killed
+    left = [pid for pid, cmd in _children(os.getpid()).items() if b"spawn_main" in cmd]
+    assert not left, "a referee process outlived the run:\n" + describe(left)
+    survivors = wait_for_no_bots(tmp_path, 5.0)
+    assert not survivors, "bots outlived their referee:\n" + describe(survivors)
+    stored = stored_game_count(config.db_path)
+    assert set(stored_keys(config.db_path).values()) <= {1}
+
+    again = run_tournament(config, tmp_path / "logs")
+    assert (again.played, again.skipped) == (len(EXPECTED) - stored, stored)
+    keys = stored_keys(config.db_path)
+    assert set(keys) == EXPECTED and set(keys.values()) == {1}
