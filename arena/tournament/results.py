@@ -24,6 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal, Self
 
+from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import GameResult
 from arena.tournament import stats
 
@@ -41,7 +42,7 @@ __all__ = [
     "entrant_label",
 ]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 # Written to the SQLite header so that an unrelated database that happens to carry the same
 # user_version is not mistaken for a results store. The bytes spell "SchA".
 APPLICATION_ID: Final = 0x53636841
@@ -53,7 +54,28 @@ _INT64_MAX: Final = 2**63 - 1
 _ZLIB_LEVEL: Final = 6
 
 # One row per ``policy.Fault``, a column per field (its game index is its game's).
-_FAULTS_TABLE: Final = """
+# decision_index is the index, in the "decisions" of deal deal_number of the game's
+# record, of the decision the fault replaced with the fallback; NULL for a fault between
+# decisions. It comes last, where the upgrade from version 3 adds it.
+_DECISION_INDEX: Final = (
+    "decision_index INTEGER CHECK (decision_index IS NULL OR decision_index >= 0)"
+)
+_FAULTS_TABLE: Final = f"""
+    CREATE TABLE faults (
+        id          INTEGER PRIMARY KEY,
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        deal_number INTEGER NOT NULL,
+        seat        INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
+        kind        TEXT NOT NULL,
+        reason      TEXT NOT NULL,
+        request_id  INTEGER NOT NULL,
+        sent        TEXT NOT NULL,
+        fallback    TEXT NOT NULL,
+        {_DECISION_INDEX}
+    ) STRICT
+    """
+# The faults table of version 3, which the upgrade from version 2 makes.
+_FAULTS_TABLE_V3: Final = """
     CREATE TABLE faults (
         id          INTEGER PRIMARY KEY,
         game_id     INTEGER NOT NULL REFERENCES games (id),
@@ -504,8 +526,8 @@ class ResultsStore:
             conn.executemany(
                 """
                 INSERT INTO faults (game_id, deal_number, seat, kind, reason,
-                                    request_id, sent, fallback)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                    request_id, sent, fallback, decision_index)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     (
@@ -517,6 +539,7 @@ class ResultsStore:
                         f.request_id,
                         f.sent,
                         f.fallback,
+                        f.decision_index,
                     )
                     for f in game.faults
                 ],
@@ -698,6 +721,23 @@ class ResultsStore:
             for r in rows
         ]
 
+    def game_faults(self, game_id: int) -> list[Fault]:
+        """The faults stored with a game, in the order they were recorded.
+
+        A fault that replaced a decision carries its deal number and ``decision_index``:
+        the decision of the game record marked as its fallback (docs/GAME_RECORD.md).
+        """
+        rows = self._conn.execute(
+            """
+            SELECT g.game_index, f.deal_number, f.seat, f.kind, f.reason, f.sent,
+                   f.fallback, f.request_id, f.decision_index
+            FROM faults f JOIN games g ON g.id = f.game_id
+            WHERE f.game_id = ? ORDER BY f.id
+            """,
+            (game_id,),
+        ).fetchall()
+        return [Fault(r[0], r[1], r[2], FaultKind(r[3]), *r[4:]) for r in rows]
+
     def fault_counts(self, run_id: str) -> dict[str, int]:
         """How many faults of each kind the run's games recorded."""
         rows = self._conn.execute(
@@ -813,6 +853,9 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
     if application_id == APPLICATION_ID and version == 2:
         _migrate(conn, path, 2, _migrate_from_2)
         version = 3
+    if application_id == APPLICATION_ID and version == 3:
+        _migrate(conn, path, 3, _migrate_from_3)
+        version = 4
     if application_id == APPLICATION_ID and version != SCHEMA_VERSION:
         raise ResultsStoreError(
             f"{path} has results schema version {version}, but this arena only knows version "
@@ -910,7 +953,7 @@ def _split_detail(detail: str) -> tuple[str, str]:
 def _migrate_from_2(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE faults RENAME TO faults_v2")
     conn.execute("DROP INDEX faults_by_game")
-    conn.execute(_FAULTS_TABLE)
+    conn.execute(_FAULTS_TABLE_V3)
     conn.execute(_FAULTS_INDEX)
     rows = conn.execute("SELECT id, game_id, seat, kind, reason, detail FROM faults_v2")
     conn.executemany(
@@ -922,6 +965,13 @@ def _migrate_from_2(conn: sqlite3.Connection) -> None:
         [(*row[:5], *_split_detail(row[5])) for row in rows.fetchall()],
     )
     conn.execute("DROP TABLE faults_v2")
+
+
+# Version 4 ties a fault to the decision it replaced (decision_index). The faults of a
+# version 3 store get NULL: their games' records (version 2) list no decisions to point
+# at, and a fault kept no more than its deal and request id, which do not tell which.
+def _migrate_from_3(conn: sqlite3.Connection) -> None:
+    conn.execute(f"ALTER TABLE faults ADD COLUMN {_DECISION_INDEX}")
 
 
 def _migrate(

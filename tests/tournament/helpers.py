@@ -150,7 +150,8 @@ def find_game(store: ResultsStore, game_id: int) -> StoredGame | None:
             Fault(row[3], r[0], r[1], FaultKind(r[2]), *r[3:])
             for r in conn.execute(
                 """
-                SELECT deal_number, seat, kind, reason, sent, fallback, request_id
+                SELECT deal_number, seat, kind, reason, sent, fallback, request_id,
+                       decision_index
                 FROM faults WHERE game_id = ? ORDER BY id
                 """,
                 (game_id,),

@@ -339,7 +339,7 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
         assert s.deal_key(RUN) == KEY
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
         assert "seed" not in columns
         fault_columns = [row[1] for row in conn.execute("PRAGMA table_info(faults)")]
@@ -387,9 +387,11 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
     ids = _three_entrants(store)
     store.ensure_match(RUN, "m0", ids)
     faults = (
-        Fault(3, 2, 4, FaultKind.TIMEOUT, "no answer within 2000 ms", "", "play 7H", 12),
-        Fault(3, 2, 1, FaultKind.ILLEGAL, "R7.2: seat 1 does not hold 7H", "play 7H", "pass", 13),
-        Fault(3, 4, 4, FaultKind.MALFORMED, "not a BotMessage", "ff00", "play 2C", 20),
+        Fault(3, 2, 4, FaultKind.TIMEOUT, "no answer within 2000 ms", "", "play 7H", 12, 7),
+        Fault(
+            3, 2, 1, FaultKind.ILLEGAL, "R7.2: seat 1 does not hold 7H", "play 7H", "pass", 13, 0
+        ),
+        Fault(3, 4, 4, FaultKind.MALFORMED, "not a BotMessage", "ff00", "play 2C", 20, 31),
         Fault(3, 0, 0, FaultKind.NO_JOIN, "the bot did not join before the deadline"),
     )
     game = make_game(3, winner=1, scores=(3, 21, 9), faults=faults)
@@ -403,7 +405,7 @@ def test_game_round_trip_with_stats_and_faults(store: ResultsStore) -> None:
     assert stored.entrant_ids == ids
     assert stored.seats == game.seats
     assert stored.points_won == (3, 21, 9, 3, 21, 9)
-    assert stored.faults == faults
+    assert stored.faults == faults == tuple(store.game_faults(game_id))
     assert stored.finished_at
     assert store.game_record(game_id) == game.record
     assert find_game(store, game_id + 1) is None
