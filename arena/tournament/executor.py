@@ -33,6 +33,7 @@ import time
 import traceback as tracebacks
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from types import TracebackType
 from typing import Any, Protocol, Self
 
@@ -431,6 +432,9 @@ class _RefereeProcess:
 def _sigint_held() -> Iterator[None]:
     """SIGINT blocked while a referee process starts: the child inherits the mask, and
     unblocks it once it ignores SIGINT (a Ctrl-C during its start-up stays pending)."""
+    # Spawning starts multiprocessing's resource tracker first if it is not running, and
+    # that unblocks SIGINT in this thread on its way out: started here, before blocking.
+    resource_tracker.ensure_running()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield

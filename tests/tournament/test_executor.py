@@ -3,6 +3,7 @@ a match plays whole anywhere; stopping a run leaves no referee or bot process be
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pickle
 import signal
@@ -28,6 +29,7 @@ from arena.tournament.executor import (
 from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
 from arena.tournament.schedule import round_robin
+from arena.wire.loop import run as run_loop
 
 from .helpers import (
     arena_command,
@@ -267,3 +269,27 @@ def test_a_referee_process_killed_mid_run_fails_the_run_and_leaves_nothing(
     assert (again.played, again.skipped) == (len(EXPECTED) - stored, stored)
     keys = stored_keys(config.db_path)
     assert set(keys) == EXPECTED and set(keys.values()) == {1}
+
+
+@pytest.mark.timeout(120)
+def test_a_ctrl_c_while_referee_processes_start_leaves_the_stop_to_the_coordinator() -> None:
+    """Ctrl-C reaches every process of the terminal's group, referee processes still
+    importing included; they must not die of it, but end when the coordinator says."""
+
+    async def start_and_interrupt() -> tuple[list[int | None], tuple[float, ...]]:
+        executor = LocalProcessExecutor(tables=2, processes=2)
+        async with executor:
+            referees = [pid for pid, cmd in _children(os.getpid()).items() if b"spawn_main" in cmd]
+            assert len(referees) == 2
+            for pid in referees:
+                os.kill(pid, signal.SIGINT)  # at once: they are still starting up
+            await asyncio.sleep(3.0)
+            for pid in referees:
+                os.kill(pid, signal.SIGINT)  # and once they serve
+            await asyncio.sleep(0.5)
+            alive = [None if pid in live_pids() else pid for pid in referees]
+        return alive, executor.referee_cpu_seconds
+
+    alive, cpu = run_loop(start_and_interrupt())
+    assert alive == [None, None], f"referee processes died of SIGINT: {alive}"
+    assert len(cpu) == 2, "each referee process tells its CPU as it exits cleanly"
