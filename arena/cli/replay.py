@@ -16,27 +16,52 @@ from .common import DEFAULT_DB, DbOption, console, fail, open_store
 def replay(
     game: Annotated[str, typer.Argument(help="A game id in the database, or a record file.")],
     db: DbOption = DEFAULT_DB,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the game as one self-contained HTML page (it opens offline) to this "
+            "file instead of printing it.",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """Print a game deal by deal, after checking its record through the engine."""
     from arena.engine import ReplayMismatchError
     from arena.engine import replay as replay_record
+    from arena.present.html.replay import bundle_of_record, write_replay
     from arena.present.render import record_lines
+    from arena.tournament.bundle import GameBundle, game_bundle
     from arena.tournament.play import read_record
 
     path = Path(game)
+    bundle: GameBundle | None = None
     if path.is_file():
         try:
             record = read_record(path)
         except ValueError as error:
             fail(f"cannot read a game record from {path}: {error}")
+        if html is not None:
+            bundle = bundle_of_record(record, path.name)
     elif re.fullmatch(r"[0-9]{1,18}", game):
         with open_store(db, create=False) as store:
             try:
                 record = store.game_record(int(game))
+                if html is not None:
+                    bundle = game_bundle(store, int(game))
             except KeyError:
                 fail(f"no game {game} in {db}")
     else:
         fail(f"{game!r} is neither a record file nor a game id")
+    if html is not None and bundle is not None:
+        try:
+            write_replay(bundle, html)
+        except ReplayMismatchError as error:
+            fail(f"the record does not replay: {error}")
+        except OSError as error:
+            fail(f"cannot write {html}: {error.strerror or error}")
+        console.print(literal(f"replay page: {html}"))
+        return
     try:
         replay_record(record)
     except ReplayMismatchError as error:

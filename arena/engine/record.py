@@ -310,7 +310,7 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
     """
     try:
         notes = recorded_notes(record)
-        game = _start(record, key)
+        game = start_game(record, key)
         step = 0
         for deal in record["deals"]:
             actions = list(deal_actions(deal))
@@ -354,8 +354,9 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
     return game
 
 
-def _start(record: Record, key: DealSource | None) -> Game:
-    """The game a record starts from: its first deal and start scores, if arranged."""
+def start_game(record: Record, key: DealSource | None = None) -> Game:
+    """The game a record starts from, before its first decision: dealt from ``key`` or the
+    record's own deals, from its start scores and, if arranged, its first deal."""
     recorded = RecordedDeals(record)
     start = record.get("start_scores", [0, 0, 0])
     if (
