@@ -100,7 +100,11 @@ def _seat_labels(place: GamePlace) -> tuple[str, ...]:
 
 
 def _log_tail(path: Path) -> tuple[str, ...]:
-    lines = read_log_tail(path, _LOG_TAIL_BYTES).splitlines()
+    # Lines end at "\n" only: a "\r" or other control character is the bot's text, kept
+    # for the page to show escaped.
+    lines = read_log_tail(path, _LOG_TAIL_BYTES).split("\n")
+    if lines[-1] == "":
+        lines.pop()
     if lines and path.stat().st_size > _LOG_TAIL_BYTES:
         lines = lines[1:]  # the first line read may have been cut anywhere
     return tuple(lines[-LOG_TAIL_LINES:])
