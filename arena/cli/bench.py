@@ -142,3 +142,27 @@ def bench_stats_command(
     except ValueError as error:
         fail(str(error))
     print_lines(bench_stats(size).lines())
+
+
+@bench_app.command("cluster")
+def bench_cluster_command(
+    games: Annotated[int, typer.Option(help="Games per match.")] = 2,
+    matches: Annotated[int, typer.Option(help="Matches of the run (a sampled schedule).")] = 24,
+    tables: Annotated[
+        int, typer.Option(help="Tables at once: the local run's and each cluster's in all.")
+    ] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
+    rounds: RoundsOption = 1,
+    sandbox: SandboxOption = True,
+) -> None:
+    """The same run locally and on a local Dask cluster of 1 and 2 workers (needs the
+    cluster extra): games/s as ratios, the CPU each keeps busy, the overhead per match."""
+    reap_leftovers()
+    try:
+        from arena.bench.cluster import bench_cluster
+    except ImportError as error:
+        fail(f"bench cluster needs Dask ({error}): pip install 'schmier-arena[cluster]'")
+    if tables < 2 or tables % 2:
+        fail("--tables must be even and at least 2 (two workers share them)")
+    sandbox = check_sandbox(sandbox)
+    print_lines(bench_cluster(games, matches, tables, seed, max(1, rounds), sandbox).lines())

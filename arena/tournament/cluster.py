@@ -101,6 +101,7 @@ class ShippedMatch:
     outcome: MatchOutcome
     games: list[GameResult]
     logs: dict[str, bytes]  # seat log file name -> its content
+    install_seconds: float = 0.0  # getting its bots ready on the worker (0 once cached)
 
 
 _caches: dict[Path, BotCache] = {}  # one per worker process and cache root
@@ -122,7 +123,9 @@ def play_shipped_match(
         )
     root = worker_root()
     cache = _caches.setdefault(root, BotCache(root / "bots"))
+    started = time.monotonic()
     installed = [cache.install(archive, build) for archive in archives]
+    install_seconds = time.monotonic() - started
     logs = root / "logs"
     # The coordinator's log directory is LOG_ROOT/RUN/MATCH: the same two levels here.
     log_dir = logs / plan.log_dir.parent.name / plan.log_dir.name
@@ -133,7 +136,7 @@ def play_shipped_match(
         private=(logs,),
     )
     outcome, games = play_match_collected(local, skip)
-    return ShippedMatch(outcome, games, _seat_logs(log_dir))
+    return ShippedMatch(outcome, games, _seat_logs(log_dir), install_seconds)
 
 
 def _seat_logs(log_dir: Path) -> dict[str, bytes]:
@@ -170,6 +173,7 @@ class DaskExecutor:
         self._archives: dict[str, Future[BotArchive]] = {}  # by version
         self._futures: set[Future[ShippedMatch]] = set()
         self.shipping_seconds = 0.0  # packing the archives and handing them to the cluster
+        self.install_seconds = 0.0  # the workers getting shipped bots ready, in all
 
     @property
     def tables(self) -> int:
@@ -247,6 +251,7 @@ class DaskExecutor:
             raise ClusterError(f"match {plan.match_id} failed on the cluster: {error}") from error
         finally:
             self._futures.discard(future)
+        self.install_seconds += shipped.install_seconds
         await asyncio.to_thread(_write_logs, plan.log_dir, shipped.logs)
         for game in shipped.games:
             on_game(game)
