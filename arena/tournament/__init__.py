@@ -8,6 +8,8 @@ listed before it.
 - ``stats``: standings and head-to-head over plain rows, with seed intervals (pure).
 - ``ratings``: Bradley–Terry ratings over finishing order (pure).
 - ``results``: the SQLite results store of runs, matches, games, seat statistics and faults.
+- ``bundle``: everything the pages show of one stored game (its record, the entrant at
+  each seat, its seed's other seatings, the seats' log tails).
 - ``registry``: submitted bots, kept by name and version, runnable by name.
 - ``runner``: plays a run's schedule on one referee and stores each game as it ends.
 - ``report``: a stored run's ratings, standings, head-to-head and totals, as data.
