@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -44,6 +45,7 @@ from .common import (
     reap_leftovers,
     show_report,
 )
+from .report import default_html_path, write_html_report
 
 DEFAULT_ENTRANTS = ("random", "greedy", "lowest")
 
@@ -113,6 +115,19 @@ def run(
     processes: ProcessesOption = 256,
     log_kb: LogOption = 1024,
     build: BuildOption = True,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="When the run ends, also write its report as one self-contained HTML page "
+            "with a replay page per game: <db stem>-report.html beside the database, or "
+            "--html-file.",
+        ),
+    ] = False,
+    html_file: Annotated[
+        Path | None,
+        typer.Option(help="Where --html writes the page (implies --html)."),
+    ] = None,
 ) -> None:
     """Play a round-robin tournament (duplicate deals) and report win rates.
 
@@ -208,3 +223,5 @@ def run(
             markup=False,
         )
     show_report(db, summary.run_id, as_json, wide)
+    if html or html_file is not None:
+        write_html_report(db, summary.run_id, html_file or default_html_path(db), as_json)
