@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from arena.bots.manifest import read_log_tail
 from arena.engine.game import SEATS
+from arena.referee.policy import Fault
 
 from .results import GamePlace, ResultsStore
 
@@ -54,6 +55,10 @@ class GameBundle:
     # game alone. The lines are the bot's own text: escape them wherever they are shown.
     log_tails: tuple[tuple[str, ...], ...]
     siblings: tuple[SiblingGame, ...]  # in the order stored; this game is not among them
+    # Every fault stored with the game, in the order recorded: those that replaced a
+    # decision point at it (deal_number, decision_index), the others (a flood, a missed
+    # join) have decision_index None. Their reason and sent are the bot's or about it.
+    faults: tuple[Fault, ...] = ()
 
 
 def run_log_root(store: ResultsStore) -> Path:
@@ -91,6 +96,7 @@ def game_bundle(store: ResultsStore, game_id: int, log_root: Path | None = None)
             for seat in range(SEATS)
         ),
         siblings=siblings,
+        faults=tuple(store.game_faults(game_id)),
     )
 
 

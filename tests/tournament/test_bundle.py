@@ -129,6 +129,7 @@ def test_the_bundle_of_every_game(run: Run, store: ResultsStore) -> None:
             game_index,
         )
         assert bundle.record == store.game_record(game_id)
+        assert bundle.faults == tuple(store.game_faults(game_id))
         # R1.2: seat s plays for team s % 3.
         assert bundle.labels == tuple(teams[seat % 3] for seat in range(6))
         # Duplicate play (R3.1a): the other seatings of the seed, dealt the same cards.
