@@ -9,6 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.engine import (
     Game,
@@ -444,3 +446,27 @@ def test_replay_refuses_a_bad_decisions_array(record: dict[str, Any], name: str)
     assert tampered != record or name == "points reordered"
     with pytest.raises(ReplayMismatchError, match=message):
         replay(tampered)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**63), stop=st.integers(0, 400))
+def test_R4_R5_R7_decisions_are_who_the_engine_asked_at_every_point(seed: int, stop: int) -> None:
+    """Stopped after any number of actions, a game's record lists exactly the decisions
+    the engine asked for, each with the seat it asked and the kind (R4.1, R5.1-R5.3, R7.1),
+    and the notes given in game order; the record replays to the same notes."""
+    rng = random.Random(seed)
+    game = Game(seed=seed)
+    asked: list[tuple[int, str]] = []
+    notes: list[DecisionNote] = []
+    while not game.is_over and len(asked) < stop:
+        kind = game.decision_kind
+        assert kind is not None
+        asked.append((game.to_act, kind.value))
+        game.apply(random_action(game, rng))
+        fault = Fallback("illegal", "R7.2: must follow", "play 2C") if rng.random() < 0.1 else None
+        notes.append(DecisionNote(rng.choice([None, 0.0, rng.random()]), fault))
+    record = to_record(game, None, notes)
+    flat = [d for deal in record["deals"] for d in deal["decisions"]]
+    assert [(d["seat"], d["kind"]) for d in flat] == asked
+    assert recorded_notes(record) == notes
+    assert to_record(replay(loads(dumps(record))), None, notes) == record
