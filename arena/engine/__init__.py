@@ -46,6 +46,7 @@ from arena.engine.cards import (
     right_bauer,
 )
 from arena.engine.deals import DealSource, GameKey
+from arena.engine.determinize import Determinizer, determinize
 from arena.engine.errors import (
     EngineError,
     IllegalActionError,
@@ -103,6 +104,7 @@ __all__ = [
     "DealLog",
     "DealSource",
     "DecisionKind",
+    "Determinizer",
     "Discard",
     "DiscardRule",
     "EngineError",
@@ -126,6 +128,7 @@ __all__ = [
     "card_of",
     "card_value",
     "deal_cards",
+    "determinize",
     "dumps",
     "effective_suit",
     "is_trump",
