@@ -15,6 +15,7 @@ from arena.engine import (
     DiscardRule,
     Legal,
     Suit,
+    View,
 )
 from arena.engine.cards import most_trumps
 from arena.v1 import arena_pb2 as pb
@@ -27,6 +28,7 @@ from arena.wire.protocol import (
     action_to_answer,
     legal_from_pb,
     parse_cards,
+    view_from_pb,
 )
 
 configure_grpc()  # grpc reads its settings once, when first imported
@@ -59,6 +61,12 @@ class Decision:
     def view(self) -> pb.View:
         """Everything the seat may know (R10), as sent by the referee."""
         return self.request.view
+
+    @functools.cached_property
+    def engine_view(self) -> View:
+        """The same view as the engine's ``View``: what ``arena.engine.view`` gives this
+        seat now, ready for ``arena.engine.Determinizer`` and other search helpers."""
+        return view_from_pb(self.request.view, self.kind)
 
     @functools.cached_property
     def hand(self) -> CardSet:

@@ -35,7 +35,7 @@ from arena.engine import (
 from arena.engine import events as ev
 from arena.engine.cards import indices_of_mask
 from arena.engine.events import is_public, is_told_to
-from arena.engine.game import Trick
+from arena.engine.game import Phase, Trick, team_of
 from arena.v1 import arena_pb2 as pb
 
 PROTOCOL_VERSION: Final = pb.PROTOCOL_VERSION_1
@@ -243,6 +243,51 @@ def view_to_pb(view: View, game_index: int) -> pb.View:
         own_received=card_texts(view.own_received),
         tricks=[trick_to_pb(t) for t in view.tricks],
         current_trick=current,
+    )
+
+
+_DECISION_PHASE: Final = {
+    DecisionKind.BID: Phase.BIDDING,
+    DecisionKind.TRUMP: Phase.TRUMP,
+    DecisionKind.DISCARD: Phase.DISCARD,
+    DecisionKind.PLAY: Phase.PLAY,
+}
+
+
+def view_from_pb(message: pb.View, kind: DecisionKind) -> View:
+    """The view of a decision request as the engine's ``View`` (the inverse of
+    ``view_to_pb`` for the seat asked to decide ``kind``), for bots that search with
+    the engine (``arena.engine.Determinizer``)."""
+    phase = _DECISION_PHASE[kind]
+    seat = message.seat
+    current = message.current_trick
+    leader = current.leader if phase is Phase.PLAY else None
+    return View(
+        seat=seat,
+        team=team_of(seat),
+        deal_number=message.deal_number,
+        dealer=message.dealer,
+        phase=phase,
+        to_act=seat,
+        decision=kind,
+        scores=(message.scores[0], message.scores[1], message.scores[2]),
+        hand=parse_cards(message.hand),
+        bids=tuple((b.seat, b.amount) for b in message.bids),
+        bidder=None if message.bidder < 0 else message.bidder,
+        contract=message.contract,
+        trump=SUIT_FROM_PB.get(message.trump),
+        exchanges=tuple((e.seat, e.discarded, e.received) for e in message.exchanges),
+        own_discarded=parse_cards(message.own_discarded),
+        own_received=parse_cards(message.own_received),
+        tricks=tuple(
+            Trick(t.leader, tuple(exact_card(c) for c in t.cards), t.winner) for t in message.tricks
+        ),
+        trick_leader=leader,
+        trick_cards=tuple(
+            ((current.leader + i) % 6, exact_card(c)) for i, c in enumerate(current.cards)
+        )
+        if leader is not None
+        else (),
     )
 
 
