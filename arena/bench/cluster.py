@@ -79,7 +79,8 @@ class LocalCluster:
     workers: list[ClusterWorker] = field(default_factory=list)
 
     def add_worker(self, tables: int = 1) -> ClusterWorker:
-        """``dask worker ADDRESS --resources TABLES=N``, one thread per table."""
+        """``dask worker ADDRESS --resources TABLES=N --nthreads 2N``: a thread for each
+        table's match and one for the match whose bots start meanwhile."""
         name = f"w{len(self.workers)}"
         directory, cwd = self.root / name, self.root / f"{name}-cwd"
         cwd.mkdir(parents=True)
@@ -90,7 +91,7 @@ class LocalCluster:
             "--resources",
             f"{TABLES}={tables}",
             "--nthreads",
-            str(tables),
+            str(2 * tables),
             "--name",
             name,
             "--no-dashboard",
@@ -233,11 +234,12 @@ class MeasuredRun:
         workers = ", ".join(f"{cpu / self.wall:.2f}" for cpu in self.worker_cpu_seconds)
         bots = self.bots_cores
         arena = self.coordinator_cpu_seconds / self.wall
-        return (
-            f"coordinator {arena:.3f}, worker processes {workers}" if workers else ""
-        ) or f"coordinator and referee processes {arena:.2f}" + (
-            ", bots unknown (no cgroups here)" if bots is None else f", bots {bots:.2f}"
+        own = (
+            f"coordinator {arena:.3f}, worker processes {workers}"
+            if workers
+            else f"coordinator and referee processes {arena:.2f}"
         )
+        return own + (", bots unknown (no cgroups here)" if bots is None else f", bots {bots:.2f}")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,11 @@
 one task, played whole by one worker, and alone stores the games that come back.
 
 A worker declares how many tables it plays at once as a Dask resource
-(``dask worker ADDRESS --resources TABLES=2``); every match task needs one ``TABLES``.
+(``dask worker ADDRESS --resources TABLES=2``). Its tables are one referee of its own
+(``WorkerTables``: as the local runner's, on an event loop of its own), which every match
+task on it plays through; a task holds half a table (``TASK_TABLES``), so that while a
+match plays, the next one's bots start, as on the local runner (given the threads: a
+worker runs as many tasks at once as it has, ``--nthreads``, by default one per core).
 The bots travel by content (``arena.bots.archive``): each entrant version is packed once
 and held by the cluster as the result of a small task of its own, so a worker fetches it
 when a match first needs it there, and the cluster can recompute it if the worker holding
@@ -20,8 +24,10 @@ whoever reaches the scheduler can run code on the workers, hence ``cluster_secur
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -29,7 +35,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from distributed import Client, Future
+from distributed import Client, Future, get_worker
 from distributed.security import Security
 
 from arena.bots import BotBuildError, BotSpec
@@ -37,8 +43,9 @@ from arena.bots.archive import BotArchive, BotCache, pack_bot
 from arena.bots.sandbox import SandboxUnavailableError, sandbox_problem
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
+from arena.wire.loop import run as run_loop
 
-from .executor import MatchOutcome, OnMatchGame, play_match_collected
+from .executor import InProcessExecutor, MatchOutcome, OnMatchGame
 
 __all__ = [
     "TABLES",
@@ -51,6 +58,9 @@ __all__ = [
 ]
 
 TABLES = "TABLES"  # the Dask worker resource: tables a worker plays at once
+# Of a worker's TABLES, what one match task holds: one match plays on each table while the
+# next one's bots start and wait for it.
+TASK_TABLES = 0.5
 CONNECT_TIMEOUT_S = 30.0
 SEAT_LOG_LIMIT = 4 * 1024 * 1024  # a seat's log shipped back (the seat's own cap is lower)
 
@@ -135,8 +145,60 @@ def play_shipped_match(
         log_dir=log_dir,
         private=(logs,),
     )
-    outcome, games = play_match_collected(local, skip)
+    outcome, games = _worker_tables(plan.settings.join_timeout_s).play(local, skip)
     return ShippedMatch(outcome, games, _seat_logs(log_dir), install_seconds)
+
+
+class WorkerTables:
+    """A worker process's tables: one ``InProcessExecutor`` on an event loop of its own
+    (a thread), which the match tasks, each on a thread of the worker's, play through.
+
+    It lives as long as the process: its launch thread, which the bots' PR_SET_PDEATHSIG
+    ties them to, with it; a worker killed takes its bots along.
+    """
+
+    def __init__(self, tables: int, join_timeout: float) -> None:
+        self.tables = tables
+        started: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, InProcessExecutor]] = (
+            concurrent.futures.Future()
+        )
+
+        async def serve() -> None:
+            try:
+                async with InProcessExecutor(tables, join_timeout) as executor:
+                    started.set_result((asyncio.get_running_loop(), executor))
+                    await asyncio.Event().wait()  # for as long as the process lives
+            except BaseException as error:
+                if not started.done():
+                    started.set_exception(error)
+                raise
+
+        threading.Thread(target=run_loop, args=(serve(),), name="arena-tables", daemon=True).start()
+        self._loop, self._executor = started.result()
+
+    def play(self, plan: MatchPlan, skip: frozenset[int]) -> tuple[MatchOutcome, list[GameResult]]:
+        """``plan`` played on one of these tables, its games in order; from any thread."""
+        games: list[GameResult] = []
+        playing = self._executor.play(plan, skip, games.append)
+        outcome = asyncio.run_coroutine_threadsafe(playing, self._loop).result()
+        return outcome, games
+
+
+_tables: dict[float, WorkerTables] = {}  # by join timeout: a referee has one
+_tables_lock = threading.Lock()
+
+
+def _worker_tables(join_timeout: float) -> WorkerTables:
+    """This process's tables, as many as its Dask worker declares (1 outside one)."""
+    with _tables_lock:
+        tables = _tables.get(join_timeout)
+        if tables is None:
+            try:
+                declared = get_worker().state.total_resources.get(TABLES, 1)
+            except ValueError:  # not in a worker's task
+                declared = 1
+            tables = _tables[join_timeout] = WorkerTables(max(1, int(declared)), join_timeout)
+        return tables
 
 
 def _seat_logs(log_dir: Path) -> dict[str, bytes]:
@@ -239,7 +301,7 @@ class DaskExecutor:
             self.build,
             *archives,
             key=f"arena-match-{plan.match_id}-{uuid.uuid4().hex[:8]}",
-            resources={TABLES: 1},
+            resources={TABLES: TASK_TABLES},
             pure=False,
         )
         self._futures.add(future)

@@ -10,7 +10,7 @@ import pytest
 from bots.helpers import wait_until_none
 from tournament.helpers import stored_game_count
 
-from .conftest import processes_naming, start_cluster
+from .conftest import match_logs, processes_naming, start_local_cluster
 from .helpers import Coordinator, arena_run, assert_complete, run_command, shown
 
 pytestmark = pytest.mark.timeout(300)
@@ -20,12 +20,12 @@ TOTAL = 6 * GAMES
 
 
 def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path) -> None:
-    cluster = start_cluster(tmp_path / "cluster", workers=2)
+    cluster = start_local_cluster(tmp_path / "cluster", workers=2)
     db = tmp_path / "arena.db"
     arena = Coordinator(tmp_path, run_command(db, GAMES, "--cluster", cluster.address), "run")
     try:
         doomed = cluster.workers[0]
-        arena.wait_until(lambda: bool(doomed.match_logs()), f"a match on {doomed.name}")
+        arena.wait_until(lambda: bool(match_logs(doomed)), f"a match on {doomed.name}")
         stored_before = stored_game_count(db)
         doomed.kill()
         late = cluster.add_worker()
@@ -40,11 +40,11 @@ def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path
     assert not orphans, f"bots of the killed worker still run: {orphans}"
     assert_complete(db, GAMES)
     assert f"{TOTAL} games played, 0 already stored" in arena.out.read_text()
-    assert late.match_logs(), f"the late worker got no match\n{cluster.logs()}"
+    assert match_logs(late), f"the late worker got no match\n{cluster.logs()}"
 
 
 def test_a_coordinator_killed_mid_run_is_resumed_by_the_same_command(tmp_path: Path) -> None:
-    cluster = start_cluster(tmp_path / "cluster", workers=2)
+    cluster = start_local_cluster(tmp_path / "cluster", workers=2)
     db = tmp_path / "arena.db"
     command = run_command(db, GAMES, "--cluster", cluster.address)
     try:

@@ -12,7 +12,7 @@ from tournament.helpers import copy_bot, sample_path
 
 from arena.bots import load_bot
 
-from .conftest import LocalCluster, start_cluster
+from .conftest import LocalCluster, match_logs, start_local_cluster
 from .helpers import arena_run, assert_complete, run_command, shown, stored_games
 
 pytestmark = pytest.mark.timeout(300)
@@ -23,7 +23,7 @@ GAMES = 2
 @pytest.fixture(scope="module")
 def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """A scheduler and two workers of one table each, for the tests that kill nothing."""
-    cluster = start_cluster(tmp_path_factory.mktemp("cluster"), workers=2)
+    cluster = start_local_cluster(tmp_path_factory.mktemp("cluster"), workers=2)
     try:
         yield cluster
     finally:
@@ -46,7 +46,7 @@ def test_a_cluster_run_stores_the_games_a_local_run_stores(
     assert stored_games(tmp_path / "cluster.db") == stored_games(tmp_path / "local.db")
     # Both workers played, and the seats' logs came back where a local run leaves them.
     for worker in shared_cluster.workers:
-        assert worker.match_logs(), f"{worker.name} played no match\n{shared_cluster.logs()}"
+        assert match_logs(worker), f"{worker.name} played no match\n{shared_cluster.logs()}"
     coordinator_logs = sorted((tmp_path / "logs").glob("*/*/seat0.log"))
     assert len(coordinator_logs) == 6
 
