@@ -87,9 +87,9 @@ class PageLog:
     def errors(self) -> list[str]:
         return self.console_errors + self.page_errors
 
-    def requests_besides(self, url: str) -> list[str]:
-        """Every request but the one for the document itself."""
-        return [request for request in self.requests if request != url]
+    def requests_besides(self, *urls: str) -> list[str]:
+        """Every request but those for the documents opened (``urls``)."""
+        return [request for request in self.requests if request not in urls]
 
 
 @pytest.fixture

@@ -67,8 +67,9 @@
     return el("span", { class: "card " + colour + " " + (extraClass || ""), "data-card": text,
       title: rank + " of " + SUIT_NAMES[suit] }, rank, SUITS[suit]);
   }
-  const cardList = (texts, extraClass) =>
-    el("span", { class: "cards" }, texts.map((t) => cardNode(t, extraClass)));
+  const cardList = (texts, extraClass) => texts.length
+    ? el("span", { class: "cards" }, texts.map((t) => cardNode(t, extraClass)))
+    : el("span", { class: "cards none" }, "nothing");
   const backs = (count) => el("span", { class: "cards", "data-backs": count },
     Array.from({ length: count }, () => el("span", { class: "card back", "aria-hidden": "true" })));
   const seatName = (seat) => "seat " + seat + " (" + GAME.labels[seat] + ")";
@@ -213,7 +214,7 @@
     for (let seat = 0; seat < SEATS; seat++) drawSeat(seat, state, pub, viewer);
     drawCentre(state, pub, viewer);
     drawNow(state, viewer);
-    drawDeal(step.deal);
+    drawDeal(step.deal, pub);
     drawChart(step.deal);
     drawDuplicate(step.deal);
   }
@@ -358,16 +359,19 @@
     }
   }
 
-  function drawDeal(number) {
+  // What the deal has come to so far (never what is still to happen in it).
+  function drawDeal(number, pub) {
     const deal = DEALS[number - 1];
     dealPanel.replaceChildren(el("h2", {}, "Deal " + number + " of " + DEALS.length));
-    if (deal.thrown_in) {
+    if (pub.bids.length === SEATS && pub.bidder === null) {
       dealPanel.append(el("p", {}, "All six passed: thrown in, nothing scored (R4.5)."));
       return;
     }
-    if (deal.trump) {
-      dealPanel.append(el("p", {}, seatName(deal.bidder) + " bid " + deal.contract + " in " +
-        SUIT_NAMES[deal.trump] + "."));
+    if (pub.trump) {
+      dealPanel.append(el("p", {}, seatName(pub.bidder) + " bid " + pub.contract + " in " +
+        SUIT_NAMES[pub.trump] + "."));
+    } else {
+      dealPanel.append(el("p", {}, "Bidding: " + pub.bids.length + " of 6 have spoken."));
     }
     if (!deal.points) return;
     if (current < deal.scored_step) {
@@ -441,12 +445,14 @@
       el("td", {}, name),
       [0, 1, 2].map((t) => el("td", {}, el("span", { class: "tc" + t }, labels[t]),
         el("br"), d.points_won ? d.points_won[t] + " pts" : (d.thrown_in ? "thrown in" : "\u2013"))),
-      el("td", {}, d.trump ? "seat " + d.bidder + " bid " + d.contract + " " + SUITS[d.trump]
+      el("td", {}, d.pending ? "at the deal's end" : d.trump
+        ? "seat " + d.bidder + " bid " + d.contract + " " + SUITS[d.trump]
         : (d.thrown_in ? "all passed" : "unfinished")));
     duplicatePanel.append(el("table", {},
       el("tr", {}, el("th", {}, "game"), [0, 1, 2].map((t) =>
         el("th", {}, "cards of seats " + t + " & " + (t + 3))), el("th", {}, "bid")),
-      row("this game", GAME.labels, deal, "this"),
+      row("this game", GAME.labels, deal.end_step !== null && current >= deal.end_step
+        ? deal : { pending: true }, "this"),
       deal.siblings.map((s) => row("game " + s.game_id, s.labels, s, s.game_id))));
   }
 

@@ -451,15 +451,19 @@ def replay_document(bundle: GameBundle) -> dict[str, Json]:
     siblings = _siblings_by_deal(bundle.siblings)
     first_step: dict[int, int] = {}
     scored_step: dict[int, int] = {}
+    end_step: dict[int, int] = {}
     for index, step in enumerate(steps):
         first_step.setdefault(step["deal"], index)
         if step["kind"] == "scored":
             scored_step[step["deal"]] = index
+        if step["kind"] in ("scored", "thrown_in"):
+            end_step[step["deal"]] = index
     deals = []
     for deal in game.deals:
         summary = _deal_summary(deal)
         summary["first_step"] = first_step[deal.number]
         summary["scored_step"] = scored_step.get(deal.number)
+        summary["end_step"] = end_step.get(deal.number)
         summary["siblings"] = siblings.get(deal.number, [])
         deals.append(summary)
     outcome = game.outcome
