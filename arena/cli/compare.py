@@ -7,6 +7,7 @@ Exit status: 0 when NEW is better, 1 when it is not, 3 when the cap came first (
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Final
 
 import typer
@@ -45,6 +46,7 @@ from .common import (
     open_store,
     reap_leftovers,
 )
+from .report import write_html_report
 
 EXIT_CODES: Final = {"better": 0, "not better": 1, "undecided": 3}
 
@@ -109,6 +111,14 @@ def compare(
     cluster_tls_ca: TlsCaOption = None,
     cluster_tls_cert: TlsCertOption = None,
     cluster_tls_key: TlsKeyOption = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write the comparison's report as one self-contained HTML page to "
+            "this file, with replays beside it (as arena report --html).",
+        ),
+    ] = None,
 ) -> None:
     """Is NEW better than BASE? Play duplicate seed groups until a sequential test decides.
 
@@ -191,4 +201,6 @@ def compare(
     else:
         where = "" if db == DEFAULT_DB else f" --db {db}"
         render_compare(console, outcome, f"arena report {outcome.run_id}{where}")
+    if html is not None:
+        write_html_report(db, outcome.run_id, html, as_json)
     raise typer.Exit(EXIT_CODES[outcome.verdict])
