@@ -22,18 +22,18 @@ import asyncio
 import concurrent.futures
 import contextlib
 import itertools
-import multiprocessing
 import multiprocessing.connection
-import multiprocessing.context
+import os
 import pickle
 import resource
 import signal
+import subprocess
+import sys
 import threading
 import time
 import traceback as tracebacks
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing import resource_tracker
 from types import TracebackType
 from typing import Any, Protocol, Self
 
@@ -162,8 +162,14 @@ class InProcessExecutor:
                 self._referee = None
 
     async def play(
-        self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
+        self,
+        plan: MatchPlan,
+        skip: frozenset[int],
+        on_game: OnMatchGame,
+        on_launched: Callable[[], None] | None = None,
     ) -> MatchOutcome:
+        """Play ``plan``; ``on_launched`` is told once its bots have joined (or the head
+        start is over), when the next match may be launched."""
         referee, launch_thread = self._referee, self._launch_thread
         assert referee is not None and launch_thread is not None, "async with the executor"
         match = Match(referee, plan)
@@ -176,6 +182,8 @@ class InProcessExecutor:
             # table waits for the slowest; bounded, so a bot that never joins holds up
             # no other match for long.
             await match.joined(timeout=LAUNCH_HEAD_START_S)
+        if on_launched is not None:
+            on_launched()
         idle_since = await self._idle_tables.get()
         # A table waiting for a launch is waiting for start-up too.
         waited = time.monotonic() - idle_since
@@ -250,12 +258,12 @@ class LocalProcessExecutor:
 
     Each process runs an ``InProcessExecutor`` with its share of the tables (their counts
     differ by one at most). ``play`` hands a match to the process with the most room and
-    relays its games to ``on_game`` as they end. The processes are started with ``spawn``
-    (a fresh interpreter: none of the coordinator's threads, locks or open database),
-    with SIGINT held until they ignore it: Ctrl-C reaches every process of the terminal's
-    group, and the coordinator alone decides how the run stops. A process whose
-    coordinator is gone (its command pipe closed, even by ``kill -9``) ends its matches
-    and exits; its bots die with it in any case (PR_SET_PDEATHSIG).
+    relays its games to ``on_game`` as they end. Each process is a fresh interpreter
+    (none of the coordinator's threads, locks or open database) in a session of its own,
+    so that a Ctrl-C at the terminal reaches the coordinator alone, which decides how the
+    run stops. A process whose coordinator is gone (its command pipe closed, even by
+    ``kill -9``) ends its matches and exits; its bots die with it in any case
+    (PR_SET_PDEATHSIG).
     """
 
     def __init__(self, tables: int, processes: int, join_timeout: float = 10.0) -> None:
@@ -264,6 +272,9 @@ class LocalProcessExecutor:
         self._shares = [tables // processes + (i < tables % processes) for i in range(processes)]
         self._join_timeout = join_timeout
         self._referees: list[_RefereeProcess] = []
+        # One match's bots start at a time on the whole machine, as on one referee: bots
+        # started together share the CPU, and every table waits for the slowest.
+        self._launch_lock = asyncio.Lock()
         self._cpu: tuple[float, ...] = ()
 
     @property
@@ -280,10 +291,9 @@ class LocalProcessExecutor:
 
     async def __aenter__(self) -> Self:
         loop = asyncio.get_running_loop()
-        context = multiprocessing.get_context("spawn")
         try:
             for tables in self._shares:
-                self._referees.append(_RefereeProcess(context, tables, self._join_timeout, loop))
+                self._referees.append(_RefereeProcess(tables, self._join_timeout, loop))
         except BaseException:
             await asyncio.gather(*(r.stop() for r in self._referees))
             raise
@@ -304,7 +314,7 @@ class LocalProcessExecutor:
     ) -> MatchOutcome:
         assert self._referees, "async with the executor"
         referee = max(self._referees, key=lambda r: r.room)
-        return await referee.play(plan, skip, on_game)
+        return await referee.play(plan, skip, on_game, self._launch_lock)
 
 
 @dataclass
@@ -313,32 +323,38 @@ class _Waiting:
 
     on_game: OnMatchGame
     outcome: asyncio.Future[MatchOutcome]
+    launched: asyncio.Future[None]
 
 
 class _RefereeProcess:
     """One referee process as the coordinator sees it: two pipes and a reader thread."""
 
-    def __init__(
-        self,
-        context: multiprocessing.context.SpawnContext,
-        tables: int,
-        join_timeout: float,
-        loop: asyncio.AbstractEventLoop,
-    ) -> None:
+    def __init__(self, tables: int, join_timeout: float, loop: asyncio.AbstractEventLoop) -> None:
         self.tables = tables
         self.cpu_seconds: float | None = None  # its own, told as it exits
         self._loop = loop
-        commands_out, self._commands = context.Pipe(duplex=False)
-        self._results, results_in = context.Pipe(duplex=False)
-        self._process = context.Process(
-            target=serve_referee,
-            args=(commands_out, results_in, tables, join_timeout),
-            name="arena-referee",
-        )
-        with _sigint_held():
-            self._process.start()
-        commands_out.close()
-        results_in.close()
+        commands_out, commands_in = os.pipe()
+        results_out, results_in = os.pipe()
+        try:
+            # A fresh interpreter that imports only the referee (not this program's main
+            # module, as multiprocessing's spawn would), in a session of its own: a
+            # Ctrl-C at the terminal reaches the coordinator, which stops it.
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", _REFEREE_MAIN, str(commands_out), str(results_in)],
+                stdin=subprocess.DEVNULL,
+                pass_fds=(commands_out, results_in),
+                start_new_session=True,
+            )
+        except BaseException:
+            for fd in (commands_in, results_out):
+                os.close(fd)
+            raise
+        finally:
+            os.close(commands_out)
+            os.close(results_in)
+        self._commands = multiprocessing.connection.Connection(commands_in, readable=False)
+        self._results = multiprocessing.connection.Connection(results_out, writable=False)
+        self._commands.send((tables, join_timeout))
         self._tickets = itertools.count()
         self._waiting: dict[int, _Waiting] = {}
         self._reader = threading.Thread(target=self._read, name="arena-referee-results")
@@ -350,16 +366,25 @@ class _RefereeProcess:
         return 2 * self.tables - len(self._waiting)
 
     async def play(
-        self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
+        self,
+        plan: MatchPlan,
+        skip: frozenset[int],
+        on_game: OnMatchGame,
+        launch_lock: asyncio.Lock,
     ) -> MatchOutcome:
         ticket = next(self._tickets)
-        waiting = _Waiting(on_game, self._loop.create_future())
+        loop = self._loop
+        waiting = _Waiting(on_game, loop.create_future(), loop.create_future())
         self._waiting[ticket] = waiting
         try:
-            try:
-                self._commands.send((ticket, plan, skip))
-            except OSError as error:
-                raise RefereeProcessError(f"{self._describe()} is gone ({error})") from None
+            async with launch_lock:
+                try:
+                    self._commands.send((ticket, plan, skip))
+                except OSError as error:
+                    raise RefereeProcessError(f"{self._describe()} is gone ({error})") from None
+                # The next launch waits for this match's bots (or its end, if it fails).
+                either: list[asyncio.Future[Any]] = [waiting.launched, waiting.outcome]
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             return await waiting.outcome
         finally:
             # Games that still arrive for a match given up (the run is stopping) are dropped.
@@ -388,7 +413,9 @@ class _RefereeProcess:
         waiting = self._waiting.get(ticket)
         if waiting is None or waiting.outcome.done():
             return
-        if kind == "game":
+        if kind == "launched":
+            waiting.launched.set_result(None)
+        elif kind == "game":
             try:
                 waiting.on_game(value)
             except Exception as error:  # storing it failed (a full disk): the match fails
@@ -406,7 +433,7 @@ class _RefereeProcess:
                 )
 
     def _describe(self) -> str:
-        code = self._process.exitcode
+        code = self._process.poll()
         status = "" if code is None else f", exit code {code}"
         return f"referee process {self._process.pid}{status}"
 
@@ -416,60 +443,49 @@ class _RefereeProcess:
             self._commands.send(None)
         self._commands.close()
         process = self._process
-        await asyncio.to_thread(process.join, REFEREE_STOP_GRACE_S)
-        if process.exitcode is None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            await asyncio.to_thread(process.wait, REFEREE_STOP_GRACE_S)
+        if process.poll() is None:
             process.terminate()
-            await asyncio.to_thread(process.join, 2.0)
-        if process.exitcode is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                await asyncio.to_thread(process.wait, 2.0)
+        if process.poll() is None:
             process.kill()
-            await asyncio.to_thread(process.join)
+            await asyncio.to_thread(process.wait)
         await asyncio.to_thread(self._reader.join)
-        process.close()
         self._results.close()
 
 
-@contextlib.contextmanager
-def _sigint_held() -> Iterator[None]:
-    """SIGINT blocked while a referee process starts: the child inherits the mask, and
-    unblocks it once it ignores SIGINT (a Ctrl-C during its start-up stays pending)."""
-    # Spawning starts multiprocessing's resource tracker first if it is not running, and
-    # that unblocks SIGINT in this thread on its way out: started here, before blocking.
-    resource_tracker.ensure_running()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+_REFEREE_MAIN = "from arena.tournament.executor import serve_referee; serve_referee()"
 
 
-def serve_referee(
-    commands: multiprocessing.connection.Connection,
-    results: multiprocessing.connection.Connection,
-    tables: int,
-    join_timeout: float,
-) -> None:
-    """A referee process's main: play what ``commands`` brings on ``tables`` tables.
+def serve_referee() -> None:
+    """A referee process's main: its pipes' descriptors are its two arguments.
 
-    A command is ``(ticket, plan, skip)``; ``None``, the end of the pipe or SIGTERM stops
-    it (its matches end, their bots with them). It sends ``("game", ticket, GameResult)``
-    for each finished game, ``("done", ticket, MatchOutcome)`` or ``("failed", ticket,
-    error)`` for each match, and ``("cpu", None, seconds)`` as it exits.
+    The first command is ``(tables, join_timeout)``; then each is ``(ticket, plan, skip)``
+    to play on those tables; ``None``, the end of the pipe or SIGTERM stops
+    it (its matches end, their bots with them). It sends ``("launched", ticket, None)``
+    once a match's bots have joined, ``("game", ticket, GameResult)`` for each finished
+    game, ``("done", ticket, MatchOutcome)`` or ``("failed", ticket, error)`` for each
+    match, and ``("cpu", None, seconds)`` as it exits.
     """
-    # A Python-level handler, not SIG_IGN: an ignored signal stays ignored across exec,
-    # and the bots started here must get their signals as anywhere.
-    signal.signal(signal.SIGINT, _ignore_signal)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    commands_fd, results_fd = (int(arg) for arg in sys.argv[1:3])
+    commands = multiprocessing.connection.Connection(commands_fd, writable=False)
+    results = multiprocessing.connection.Connection(results_fd, readable=False)
     try:
+        tables, join_timeout = commands.recv()
         run_loop(_serve(commands, results, tables, join_timeout))
+    except EOFError:
+        pass  # the coordinator went before it said anything
     finally:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         with contextlib.suppress(OSError):
             results.send(("cpu", None, usage.ru_utime + usage.ru_stime))
         results.close()
-
-
-def _ignore_signal(signum: int, frame: object) -> None:
-    del signum, frame
+        sys.stderr.flush()
+    # Without the interpreter's teardown, which takes long with grpc loaded: everything
+    # this process started is stopped by now.
+    os._exit(0)
 
 
 async def _serve(
@@ -501,7 +517,12 @@ async def _serve(
 
     async def play(ticket: int, plan: MatchPlan, skip: frozenset[int]) -> None:
         try:
-            outcome = await executor.play(plan, skip, lambda game: send(("game", ticket, game)))
+            outcome = await executor.play(
+                plan,
+                skip,
+                lambda game: send(("game", ticket, game)),
+                lambda: send(("launched", ticket, None)),
+            )
         except Exception as error:
             with contextlib.suppress(OSError):
                 send(("failed", ticket, _portable(error)))

@@ -3,7 +3,6 @@ a match plays whole anywhere; stopping a run leaves no referee or bot process be
 
 from __future__ import annotations
 
-import asyncio
 import os
 import pickle
 import signal
@@ -76,6 +75,18 @@ def test_the_tables_are_shared_out_within_one_of_each_other() -> None:
     assert LocalProcessExecutor(tables=2, processes=4).processes == 2  # no idle process
 
 
+# What a record notes of the clock (decision times): the rest is the game itself.
+TIMING_FIELDS = frozenset({"duration_s", "started_at", "finished_at", "elapsed", "seconds"})
+
+
+def _without_timing(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timing(v) for k, v in value.items() if k not in TIMING_FIELDS}
+    if isinstance(value, list):
+        return [_without_timing(v) for v in value]
+    return value
+
+
 def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
     with ResultsStore.open(db) as store:
         (run,) = runs(store)
@@ -83,7 +94,8 @@ def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
         for game_id in game_ids(store, run.id):
             game = find_game(store, game_id)
             assert game is not None
-            found[(game.match_key, game.game_index)] = store.game_record(game_id)
+            record = store.game_record(game_id)
+            found[(game.match_key, game.game_index)] = _without_timing(record)
         return found
 
 
@@ -159,7 +171,7 @@ def _children(pid: int) -> dict[int, bytes]:
 def _referee_pids(coordinator: int, count: int, timeout: float) -> list[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        pids = [p for p, cmd in _children(coordinator).items() if b"spawn_main" in cmd]
+        pids = [p for p, cmd in _children(coordinator).items() if b"serve_referee" in cmd]
         if len(pids) >= count:
             return sorted(pids)
         time.sleep(0.05)
@@ -258,7 +270,7 @@ def test_a_referee_process_killed_mid_run_fails_the_run_and_leaves_nothing(
         run_tournament(config, tmp_path / "logs")
     killer.join()
     assert killed
-    left = [pid for pid, cmd in _children(os.getpid()).items() if b"spawn_main" in cmd]
+    left = [pid for pid, cmd in _children(os.getpid()).items() if b"serve_referee" in cmd]
     assert not left, "a referee process outlived the run:\n" + describe(left)
     survivors = wait_for_no_bots(tmp_path, 5.0)
     assert not survivors, "bots outlived their referee:\n" + describe(survivors)
@@ -272,24 +284,19 @@ def test_a_referee_process_killed_mid_run_fails_the_run_and_leaves_nothing(
 
 
 @pytest.mark.timeout(120)
-def test_a_ctrl_c_while_referee_processes_start_leaves_the_stop_to_the_coordinator() -> None:
-    """Ctrl-C reaches every process of the terminal's group, referee processes still
-    importing included; they must not die of it, but end when the coordinator says."""
+def test_referee_processes_lead_their_own_sessions_and_end_when_told() -> None:
+    """Ctrl-C at a terminal goes to its foreground group: the referee processes are out
+    of it, so they stop only when the coordinator says (and tell their CPU as they go)."""
 
-    async def start_and_interrupt() -> tuple[list[int | None], tuple[float, ...]]:
+    async def start_and_stop() -> tuple[list[int], list[int], tuple[float, ...]]:
         executor = LocalProcessExecutor(tables=2, processes=2)
         async with executor:
-            referees = [pid for pid, cmd in _children(os.getpid()).items() if b"spawn_main" in cmd]
-            assert len(referees) == 2
-            for pid in referees:
-                os.kill(pid, signal.SIGINT)  # at once: they are still starting up
-            await asyncio.sleep(3.0)
-            for pid in referees:
-                os.kill(pid, signal.SIGINT)  # and once they serve
-            await asyncio.sleep(0.5)
-            alive = [None if pid in live_pids() else pid for pid in referees]
-        return alive, executor.referee_cpu_seconds
+            referees = _referee_pids(os.getpid(), 2, timeout=30)
+            sessions = [os.getsid(pid) for pid in referees]
+        return referees, sessions, executor.referee_cpu_seconds
 
-    alive, cpu = run_loop(start_and_interrupt())
-    assert alive == [None, None], f"referee processes died of SIGINT: {alive}"
-    assert len(cpu) == 2, "each referee process tells its CPU as it exits cleanly"
+    referees, sessions, cpu = run_loop(start_and_stop())
+    assert sessions == referees, "each referee process leads a session of its own"
+    assert os.getsid(0) not in sessions
+    assert len(cpu) == 2 and all(seconds > 0 for seconds in cpu)
+    assert not [pid for pid in referees if pid in live_pids()]
