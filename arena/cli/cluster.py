@@ -50,18 +50,16 @@ def cluster_executor(
             fail("--cluster-tls-ca/--cluster-tls-cert/--cluster-tls-key need --cluster")
         return None
     try:
-        from arena.tournament.cluster import ClusterError, DaskExecutor, cluster_security
+        from arena.tournament.cluster import ClusterError, DaskExecutor, cluster_connection
     except ImportError as error:
         fail(
             f"--cluster needs Dask ({error}): pip install 'schmier-arena[cluster]' "
             "(or .venv/bin/pip install -e '.[cluster]' in a checkout)"
         )
     try:
-        security = cluster_security(tls_ca, tls_cert, tls_key)
+        address, security = cluster_connection(address, tls_ca, tls_cert, tls_key)
     except ClusterError as error:
         fail(str(error))
-    if security is not None and "://" not in address:
-        address = f"tls://{address}"
     return DaskExecutor(address, security=security, build=build)
 
 

@@ -52,7 +52,7 @@ __all__ = [
     "ClusterError",
     "DaskExecutor",
     "ShippedMatch",
-    "cluster_security",
+    "cluster_connection",
     "play_shipped_match",
     "worker_root",
 ]
@@ -70,14 +70,20 @@ class ClusterError(RuntimeError):
     bot's build (which is a ``BotBuildError``, as locally)."""
 
 
-def cluster_security(
-    ca_file: Path | None, cert_file: Path | None, key_file: Path | None
-) -> Security | None:
-    """Dask TLS from a CA and this client's certificate and key; None: Dask's own
-    configuration decides (``distributed.comm.tls.*``, which may itself say TLS)."""
+def cluster_connection(
+    address: str, ca_file: Path | None, cert_file: Path | None, key_file: Path | None
+) -> tuple[str, Security | None]:
+    """The scheduler's address and how to reach it: Dask TLS from a CA and this client's
+    certificate and key (a bare HOST:PORT becomes tls://HOST:PORT), or, given none of
+    them, whatever Dask's own configuration says (``distributed.comm.tls.*``: None)."""
     given = [f for f in (ca_file, cert_file, key_file) if f is not None]
     if not given:
-        return None
+        if address.startswith("tls://") and not _configured_tls():
+            raise ClusterError(
+                f"{address} is a TLS address: give --cluster-tls-ca, --cluster-tls-cert and "
+                "--cluster-tls-key (or set Dask's distributed.comm.tls configuration)"
+            )
+        return address, None
     if len(given) != 3:
         raise ClusterError(
             "TLS to the cluster needs all three: --cluster-tls-ca, --cluster-tls-cert "
@@ -86,12 +92,18 @@ def cluster_security(
     for path in given:
         if not path.is_file():
             raise ClusterError(f"TLS file {path} does not exist")
-    return Security(
+    security = Security(
         tls_ca_file=str(ca_file),
         tls_client_cert=str(cert_file),
         tls_client_key=str(key_file),
         require_encryption=True,
     )
+    return (address if "://" in address else f"tls://{address}"), security
+
+
+def _configured_tls() -> bool:
+    """Whether Dask's configuration gives this client a TLS context of its own."""
+    return Security().get_connection_args("client").get("ssl_context") is not None
 
 
 def worker_root() -> Path:
