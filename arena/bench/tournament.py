@@ -6,8 +6,9 @@ join; and the scaling against the same schedule played one table at a time (targ
 least 0.7 of one table times the number of cores); and the CPU each run kept busy, which
 bounds that scaling: tables cannot share out more cores than the machine has. Then the
 same run with its tables spread over referee processes (one per core, as ``arena run``
-does by default), as a ratio to the one-referee run, with the share of a core each
-referee kept busy: a referee near 1.00 is the ceiling that spreading them lifts.
+does by default where the cores allow, and at least two), as a ratio to the one-referee
+run, with the share of a core each referee kept busy: a referee near 1.00 is the ceiling
+that spreading them lifts.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def run(
         int,
         typer.Option(
             help="Referee processes the --jobs tables are spread over (default: one per CPU, "
-            "at most --jobs; 1: every table in this process)."
+            "at most --jobs, on 3 or more CPUs; 1: every table in this process)."
         ),
     ] = 0,
     db: DbOption = DEFAULT_DB,

@@ -58,6 +58,9 @@ LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bot
 # How long a referee process may take to end its matches and exit when told to stop: its
 # bots get EXIT_GRACE_S and then a second of SIGTERM (arena.referee.match), then it exits.
 REFEREE_STOP_GRACE_S = 10.0
+# What one table keeps busy with fast bots, as `arena bench tournament` measures it: about
+# half a core in its referee, the rest in its six bots.
+CORES_PER_TABLE = 1.4
 
 # Told of each finished game of a match, in the coordinator's process and event loop.
 OnMatchGame = Callable[[GameResult], None]
@@ -240,13 +243,17 @@ def _ignore(result: GameResult) -> None:
 def referee_processes(jobs: int, cores: int) -> int:
     """How many referee processes play ``jobs`` tables on a machine of ``cores`` cores.
 
-    One table plays in the coordinator: a process of its own would only add a hop. More
-    tables are spread over one referee process per core, never more processes than tables
-    (so ``--jobs 8`` on 4 cores is 4 processes of 2 tables each): a referee keeps about half
-    a core busy per table with fast bots, so one process per core lets the referees use
-    every core, and more processes than cores would only share them.
+    A table keeps about CORES_PER_TABLE cores busy, about half a core of it in its
+    referee, so one referee process carries two tables at most before it is their
+    ceiling. Where the machine has cores for more than one table, the tables are spread
+    over one referee process per core, never more processes than tables (``--jobs 8`` on
+    4 cores: 4 processes of 2 tables): the referees then use every core. Elsewhere (one
+    table, or two cores, which two tables' bots already fill) every table plays in the
+    coordinator: processes of their own would only add their start-up and a hop.
     """
-    return 1 if jobs <= 1 else max(1, min(jobs, cores))
+    if jobs <= 1 or cores < 2 * CORES_PER_TABLE:
+        return 1
+    return min(jobs, cores)
 
 
 class RefereeProcessError(RuntimeError):

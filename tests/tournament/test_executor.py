@@ -61,9 +61,9 @@ def _no_stray_bots(tmp_path: Path) -> Iterator[None]:
 
 @pytest.mark.parametrize(
     ("jobs", "cores", "referees"),
-    [(1, 16, 1), (2, 2, 2), (8, 2, 2), (8, 4, 4), (3, 16, 3), (5, 1, 1)],
+    [(1, 16, 1), (2, 16, 2), (8, 4, 4), (3, 16, 3), (2, 2, 1), (8, 2, 1), (5, 1, 1)],
 )
-def test_one_referee_process_per_core_never_more_than_tables(
+def test_one_referee_process_per_core_where_cores_allow_never_more_than_tables(
     jobs: int, cores: int, referees: int
 ) -> None:
     assert referee_processes(jobs, cores) == referees
