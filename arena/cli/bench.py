@@ -81,6 +81,19 @@ def bench_greedy_command(
     print_lines(bench_greedy(games, seed, jobs or os.cpu_count() or 1).lines())
 
 
+@bench_app.command("pimc")
+def bench_pimc_command(
+    games: Annotated[int, typer.Option(help="Games (pimc holds seats 0 and 3).")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the first game.")] = 1,
+    budget_ms: Annotated[int, typer.Option(help="pimc's time budget per decision.")] = 200,
+) -> None:
+    """How fast the `pimc` sample bot decides: decisions/s, median and maximum time per
+    decision, in one process against `greedy`."""
+    from arena.bench.pimc import bench_pimc
+
+    print_lines(bench_pimc(games, seed, budget_ms).lines())
+
+
 @bench_app.command("tournament")
 def bench_tournament_command(
     games: Annotated[int, typer.Option(help="Games per seating.")] = 10,

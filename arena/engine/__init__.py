@@ -46,7 +46,7 @@ from arena.engine.cards import (
     right_bauer,
 )
 from arena.engine.deals import DealSource, GameKey
-from arena.engine.determinize import Determinizer, determinize
+from arena.engine.determinize import Determinizer
 from arena.engine.errors import (
     EngineError,
     IllegalActionError,
@@ -128,7 +128,6 @@ __all__ = [
     "card_of",
     "card_value",
     "deal_cards",
-    "determinize",
     "dumps",
     "effective_suit",
     "is_trump",

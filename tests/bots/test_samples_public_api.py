@@ -19,7 +19,7 @@ PYTHON_SAMPLES = sorted(p.parent.name for p in sample_bots_dir().glob("*/bot.py"
 
 
 def test_the_python_samples_are_found() -> None:
-    assert {"greedy", "lowest", "random"} <= set(PYTHON_SAMPLES)
+    assert {"greedy", "lowest", "pimc", "random"} <= set(PYTHON_SAMPLES)
 
 
 @pytest.mark.parametrize("name", PYTHON_SAMPLES)
