@@ -42,7 +42,7 @@ from arena.engine import (
 from arena.sdk import Bot, Decision, run
 
 DEFAULT_BUDGET_MS = 200
-MIN_SAMPLES = 2  # even when late: a choice made on one deal is a guess
+MIN_SAMPLES = 1  # even when late, one whole sample: a choice needs at least one deal
 MAX_SAMPLES = 400
 # What a team gets from a deal it does not bid in, on average (6 points, bidder ~3).
 PASS_VALUE = 1.0
@@ -218,11 +218,17 @@ class PimcBot(Bot):
         while samples < MIN_SAMPLES or (samples < MAX_SAMPLES and time.perf_counter() < deadline):
             game = determinizer.sample(self.rng)
             deal_index = len(game.deals) - 1
-            for i, action in enumerate(candidates):
+            values = []
+            for action in candidates:
                 trial = game.copy()
                 trial.apply(action)
                 finish_deal(trial)
-                totals[i] += team_value(deal_deltas(trial, deal_index), team)
+                values.append(team_value(deal_deltas(trial, deal_index), team))
+                if samples >= MIN_SAMPLES and time.perf_counter() > deadline:
+                    break  # out of time: this sample is left unfinished, and out
+            if len(values) < len(candidates):
+                break
+            totals = [total + value for total, value in zip(totals, values, strict=True)]
             samples += 1
         self.last_samples = samples
         return candidates[max(range(len(candidates)), key=totals.__getitem__)]
