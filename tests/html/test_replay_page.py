@@ -276,7 +276,7 @@ def test_keyboard_navigation(page: Page, stored_pages: list[Replay]) -> None:
     page.keyboard.press("ArrowLeft")
     assert step() == 1
     page.keyboard.press("End")
-    assert step() == len(document["steps"]) - 1
+    assert step() == len(document["steps"]["kind"]) - 1
     page.keyboard.press("Home")
     assert step() == 0
     page.keyboard.press("PageDown")
@@ -434,3 +434,23 @@ def test_the_page_size_of_a_stored_game(stored_pages: list[Replay]) -> None:
     for shown in stored_pages:
         deals = len(shown.record["deals"])
         assert shown.path.stat().st_size < 40_000 * deals + 60_000, shown.path.name
+
+
+def test_arena_replay_html_refuses_a_record_that_does_not_replay(tmp_path: Path) -> None:
+    record = to_record(_engine_game(4, scores=(19, 19, 19)))
+    first = record["deals"][0]
+    first["scores"] = [score + 1 for score in first.get("scores", [0, 0, 0])]
+    path = write_record(record, tmp_path / "tampered.json.gz")
+    out = tmp_path / "page.html"
+    result = CliRunner().invoke(app, ["replay", str(path), "--html", str(out)])
+    assert result.exit_code != 0
+    assert "does not replay" in " ".join(result.stderr.split())
+    assert not out.exists()
+
+
+def test_a_record_without_entrants_names_its_seats() -> None:
+    bundle = bundle_of_record(to_record(_engine_game(4, scores=(19, 19, 19))), "a file")
+    assert bundle.labels == tuple(f"seat {seat}" for seat in range(6))
+    document = replay_document(bundle)
+    assert document["game"]["labels"] == [f"seat {seat}" for seat in range(6)]
+    assert document["chart"][0] == [19, 19, 19]

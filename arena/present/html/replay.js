@@ -23,7 +23,9 @@
   }
 
   const GAME = DATA.game;
-  const STEPS = DATA.steps;
+  // The steps are stored by column (see STEP_KEYS in replay.py).
+  const STEPS = DATA.steps.kind.map((_, i) => Object.fromEntries(
+    Object.entries(DATA.steps).map(([key, column]) => [key, column[i]])));
   const DEALS = DATA.deals;
   const SEATS = 6;
   const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
@@ -290,7 +292,7 @@
     let label = "Trick " + (pub.tricks.length + 1);
     if (!cards.length && pub.tricks.length) {
       const last = pub.tricks[pub.tricks.length - 1];
-      cards = last[1].map((card, i) => [(last[0] + i) % SEATS, card]);
+      cards = last[1];
       winner = last[2];
       label = "Trick " + pub.tricks.length + " won by " + seatName(winner);
     }
@@ -340,7 +342,7 @@
       shown.map((e) => el("li", { "data-event": e.type }, eventText(e))));
     if (!shown.length) list.append(el("li", { class: "hidden-note" }, "nothing this seat is told"));
     nowPanel.append(list);
-    if (step.decision_index !== undefined) {
+    if (step.decision_index !== null) {
       const decision = step.decision;
       const info = el("div", { id: "decision", "data-seat": step.seat },
         "Decision " + (step.decision_index + 1) + ": " + seatName(step.seat) + ", " + step.kind);
@@ -363,7 +365,7 @@
   function drawDeal(number, pub) {
     const deal = DEALS[number - 1];
     dealPanel.replaceChildren(el("h2", {}, "Deal " + number + " of " + DEALS.length));
-    if (pub.bids.length === SEATS && pub.bidder === null) {
+    if (deal.thrown_in && current >= deal.end_step) {
       dealPanel.append(el("p", {}, "All six passed: thrown in, nothing scored (R4.5)."));
       return;
     }
@@ -433,9 +435,14 @@
     chartPanel.append(chart);
   }
 
+  const SIBLINGS = new Map(GAME.siblings.map((s) => [s.game_id, s]));
   function drawDuplicate(number) {
     const deal = DEALS[number - 1];
     duplicatePanel.replaceChildren(el("h2", {}, "The same cards at the other seatings"));
+    for (const sibling of GAME.siblings.filter((s) => s.error)) {
+      duplicatePanel.append(el("p", { class: "fault" },
+        "Game " + sibling.game_id + " does not replay: " + sibling.error));
+    }
     if (!deal.siblings.length) {
       duplicatePanel.append(el("p", { class: "hidden-note" },
         "No other seating of this game seed reached deal " + number + "."));
@@ -453,7 +460,8 @@
         el("th", {}, "cards of seats " + t + " & " + (t + 3))), el("th", {}, "bid")),
       row("this game", GAME.labels, deal.end_step !== null && current >= deal.end_step
         ? deal : { pending: true }, "this"),
-      deal.siblings.map((s) => row("game " + s.game_id, s.labels, s, s.game_id))));
+      deal.siblings.map((s) =>
+        row("game " + s.game_id, SIBLINGS.get(s.game_id).labels, s, s.game_id))));
   }
 
   // ---- moving -------------------------------------------------------------------------

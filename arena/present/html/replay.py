@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from arena.engine import SEATS, Game, Phase, View, replay, team_of, view
+from arena.engine import SEATS, Game, Phase, ReplayMismatchError, View, replay, team_of, view
 from arena.engine.cards import Card, CardSet, Suit, card_texts
 from arena.engine.events import (
     DealScored,
@@ -57,24 +57,52 @@ LOG_LINE_LIMIT: Final = 300  # characters of one log line shown
 SENT_LIMIT: Final = 200  # characters shown of what a bot sent in a faulty answer
 
 Json = Any
+# What a step says: the kind of step ("deal", "bid", "trump", "discard", "play", "pickup",
+# "trick", "scored", "thrown_in", "over"), its deal, the seat deciding, the engine's events
+# (each with the seats told it), the slots that changed, and for a decision its action,
+# its index among the game's decisions, its time and fault; "next" is the seat of the
+# next decision.
+STEP_KEYS: Final = (
+    "kind",
+    "deal",
+    "seat",
+    "events",
+    "set",
+    "action",
+    "decision_index",
+    "decision",
+    "next",
+)
 
 
 class _Ref(str):
     """A reference to an entry of the table, as the interner made it."""
 
 
-class _Interner:
-    """Stores each list or object longer than a reference once, in ``table``.
+def _key(value: Json) -> object:
+    """A hashable stand-in for an interned child: equal only for equal JSON."""
+    if isinstance(value, list):
+        return ("[", *map(_key, value))
+    if isinstance(value, dict):
+        return ("{", *((name, _key(item)) for name, item in value.items()))
+    if isinstance(value, bool | float):  # True == 1 == 1.0 in Python, not in JSON
+        return (type(value).__name__, value)
+    return value
 
-    ``intern(value)`` returns ``value`` with every such list or object (children first)
-    replaced by the string ``"@<index>"`` of its entry; equal values share one entry.
+
+class _Interner:
+    """Stores each list or object once, in ``table``.
+
+    ``intern(value)`` returns ``value`` with every list or object of two items or more
+    (children first) replaced by the string ``"@<index>"`` of its entry; equal values
+    share one entry.
     The card lists and tricks the engine gives again and again are cached by their
     engine value, so a step costs what changed in it, not the whole deal again.
     """
 
     def __init__(self) -> None:
         self.table: list[Json] = []
-        self._index: dict[str, int] = {}
+        self._index: dict[object, int] = {}
         self._masks: dict[int, Json] = {}
         self._tricks: dict[tuple[int, int], Json] = {}
         self._ordered: dict[tuple[int, ...], Json] = {}
@@ -84,20 +112,22 @@ class _Interner:
     def __call__(self, value: Json) -> Json:
         if isinstance(value, _Ref):
             return value
+        key: object
         if isinstance(value, dict):
-            value = {key: self(item) for key, item in value.items()}
+            value = {name: self(item) for name, item in value.items()}
+            key = ("{", *((name, _key(item)) for name, item in value.items()))
         elif isinstance(value, list):
             value = [self(item) for item in value]
+            key = ("[", *map(_key, value))
         elif isinstance(value, str) and value.startswith("@"):
             raise ValueError(f"a string of the page's data looks like a reference: {value!r}")
         else:
             return value
-        text = json.dumps(value, separators=(",", ":"))
-        if len(text) <= 6:
+        if len(value) < 2:  # as short as its reference, or nearly
             return value
-        index = self._index.get(text)
+        index = self._index.get(key)
         if index is None:
-            index = self._index[text] = len(self.table)
+            index = self._index[key] = len(self.table)
             self.table.append(value)
         return _Ref(f"@{index}")
 
@@ -120,9 +150,9 @@ class _Interner:
         key = (deal, number)
         found = self._tricks.get(key)
         if found is None:
-            found = self._tricks[key] = self(
-                [trick.leader, [str(card) for card in trick.cards], trick.winner]
-            )
+            # (seat, card) in the order played, as the trick in progress is shown
+            plays = [[trick.seat_of(i), str(card)] for i, card in enumerate(trick.cards)]
+            found = self._tricks[key] = self([trick.leader, plays, trick.winner])
         return found
 
 
@@ -300,7 +330,8 @@ def _decision_json(decision: Mapping[str, Any]) -> dict[str, Json] | None:
     if not isinstance(seconds, int | float) and not isinstance(fallback, Mapping):
         return None
     return {
-        "seconds": float(seconds) if isinstance(seconds, int | float) else None,
+        # to the microsecond: the referee's clock says no more
+        "seconds": round(float(seconds), 6) if isinstance(seconds, int | float) else None,
         "fallback": {
             key: printable(str(fallback.get(key, "")), SENT_LIMIT)
             for key in ("fault", "reason", "sent")
@@ -394,23 +425,29 @@ def _steps(record: Mapping[str, Any], intern: _Interner) -> tuple[list[dict[str,
     return steps, opening_scores
 
 
-def _siblings_by_deal(siblings: Sequence[SiblingGame]) -> dict[int, list[dict[str, Json]]]:
-    """For each deal number, how the other seatings of the seed played the same cards."""
+def _siblings(
+    siblings: Sequence[SiblingGame],
+) -> tuple[list[dict[str, Json]], dict[int, list[dict[str, Json]]]]:
+    """The other seatings of the seed (their entrants per seat, or why one does not
+    replay), and for each deal number how each of them played the same cards."""
+    games: list[dict[str, Json]] = []
     by_deal: dict[int, list[dict[str, Json]]] = {}
     for sibling in siblings:
+        entry: dict[str, Json] = {
+            "game_id": sibling.game_id,
+            "labels": [printable(label, LABEL_LIMIT) for label in sibling.labels],
+        }
+        games.append(entry)
         try:
             game = replay(sibling.record)
-        except Exception as error:  # a damaged sibling is named, not fatal to this page
-            by_deal.setdefault(0, []).append(
-                {"game_id": sibling.game_id, "error": printable(str(error), SENT_LIMIT)}
-            )
+        except ReplayMismatchError as error:  # named on the page, not fatal to it
+            entry["error"] = printable(str(error), SENT_LIMIT)
             continue
-        labels = [printable(label, LABEL_LIMIT) for label in sibling.labels]
         for deal in game.deals:
             by_deal.setdefault(deal.number, []).append(
-                {"game_id": sibling.game_id, "labels": labels, **_deal_summary(deal)}
+                {"game_id": sibling.game_id, **_deal_summary(deal)}
             )
-    return by_deal
+    return games, by_deal
 
 
 def bundle_of_record(record: dict[str, Any], name: str) -> GameBundle:
@@ -448,7 +485,7 @@ def replay_document(bundle: GameBundle) -> dict[str, Json]:
     game = replay(record)  # the record is proof of a legal game, or nothing is shown
     intern = _Interner()
     steps, opening_scores = _steps(record, intern)
-    siblings = _siblings_by_deal(bundle.siblings)
+    sibling_games, siblings = _siblings(bundle.siblings)
     first_step: dict[int, int] = {}
     scored_step: dict[int, int] = {}
     end_step: dict[int, int] = {}
@@ -487,13 +524,14 @@ def replay_document(bundle: GameBundle) -> dict[str, Json]:
                 "deals": outcome.deals,
             },
             "over": game.phase is Phase.OVER,
-            "unreplayed_siblings": siblings.get(0, []),
+            "siblings": sibling_games,
         },
         "chart": [list(opening_scores)]
         + [list(deal.scores_after) for deal in game.deals if len(deal.tricks) == 6],
         "deals": deals,
         "logs": [[printable(line, LOG_LINE_LIMIT) for line in tail] for tail in bundle.log_tails],
-        "steps": steps,
+        # By column, each key written once: {"kind": [...], "deal": [...], ...}.
+        "steps": {key: [step.get(key) for step in steps] for key in STEP_KEYS},
         "table": intern.table,
     }
 
