@@ -13,7 +13,7 @@ import pytest
 from .test_cli import GREEDY, LOWEST, invoke, show
 from .test_compare import FAST
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)
 
 
 def test_a_comparison_writes_its_report_page_and_names_it_last(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ HOSTILE = (
     "]]><svg onload=window.pwned=2>",
 )
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)  # the run and its replays are set up in the first test
 
 
 def invoke(*args: str) -> subprocess.CompletedProcess[str]:
@@ -65,7 +65,7 @@ def invoke(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env={**os.environ, "COLUMNS": "200"},
-        timeout=240,
+        timeout=540,
         check=False,
     )
 

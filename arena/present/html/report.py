@@ -538,8 +538,9 @@ def _times_section(page: ReportPage) -> str:
     def x(seconds: float) -> float:
         return 100.0 * (math.log10(max(floor, seconds)) - low) / (high - low)
 
+    rank = {name: number for number, name in enumerate(_entrant_order(page.report))}
     rows = []
-    for t in page.times:
+    for t in sorted(page.times, key=lambda t: (rank.get(t.entrant, len(rank)), t.entrant)):
         p10, p25, p50, p75, p90 = (x(q) for q in t.quantiles)
         summary = (
             f"median {_format_seconds(t.quantiles[2])}, 90% under "
