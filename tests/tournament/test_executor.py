@@ -241,6 +241,44 @@ def test_sigint_leaves_no_referee_or_bot_process_and_the_run_resumes(tmp_path: P
 
 
 @pytest.mark.timeout(300)
+def test_kill_9_of_arena_run_ends_its_referee_processes_and_their_bots(tmp_path: Path) -> None:
+    """A coordinator gone without a word (kill -9) closes its referee processes' pipes:
+    each ends its matches, their bots with them, and exits; the run then resumes."""
+    db = tmp_path / "arena.db"
+    with (tmp_path / "killed.out").open("wb") as out:
+        arena = subprocess.Popen(_command(db), cwd=tmp_path, stdout=out, stderr=out)
+    try:
+        referees = _referee_pids(arena.pid, 2, timeout=60)
+        deadline = time.monotonic() + 120
+        while stored_game_count(db) < 1 and arena.poll() is None:
+            assert time.monotonic() < deadline, "no game stored in 120 s"
+            time.sleep(0.02)
+        arena.kill()
+        arena.wait()
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+    deadline = time.monotonic() + 15  # REFEREE_STOP_GRACE_S is the most a stop may take
+    while (alive := [pid for pid in referees if pid in live_pids()]) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.05)
+    survivors = wait_for_no_bots(tmp_path, 5.0)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "referee processes outlived their coordinator:\n" + describe(alive)
+    assert not survivors, "bots outlived their referee:\n" + describe(survivors)
+
+    resumed = subprocess.run(
+        _command(db), cwd=tmp_path, capture_output=True, text=True, timeout=200
+    )
+    assert resumed.returncode == 0, f"{resumed.stdout}\n{resumed.stderr}"
+    keys = stored_keys(db)
+    assert set(keys) == EXPECTED and set(keys.values()) == {1}
+
+
+@pytest.mark.timeout(300)
 def test_a_referee_process_killed_mid_run_fails_the_run_and_leaves_nothing(
     tmp_path: Path,
 ) -> None:
