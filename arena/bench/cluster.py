@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from distributed.security import Security
+
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
 from arena.tournament.cluster import TABLES, DaskExecutor
@@ -68,6 +70,26 @@ class ClusterWorker:
         self.process.wait()
 
 
+@dataclass(frozen=True)
+class TlsFiles:
+    """A CA and one certificate and key signed by it, for every process of a test cluster."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+    def args(self) -> list[str]:
+        """The options of ``dask scheduler`` and ``dask worker`` that make them use TLS."""
+        return [
+            "--tls-ca-file",
+            str(self.ca),
+            "--tls-cert",
+            str(self.cert),
+            "--tls-key",
+            str(self.key),
+        ]
+
+
 @dataclass
 class LocalCluster:
     """A Dask scheduler on a free loopback port and its workers, in directories under
@@ -77,6 +99,7 @@ class LocalCluster:
     address: str
     scheduler: subprocess.Popen[bytes]
     workers: list[ClusterWorker] = field(default_factory=list)
+    tls: TlsFiles | None = None
 
     def add_worker(self, tables: int = 1) -> ClusterWorker:
         """``dask worker ADDRESS --resources TABLES=N --nthreads 2N``: a thread for each
@@ -97,6 +120,7 @@ class LocalCluster:
             "--no-dashboard",
             "--local-directory",
             str(self.root / f"{name}-scratch"),
+            *(self.tls.args() if self.tls else ()),
         ]
         env = {**os.environ, "ARENA_WORKER_DIR": str(directory)}
         with (self.root / f"{name}.log").open("wb") as log:
@@ -115,8 +139,18 @@ class LocalCluster:
     def wait_for_workers(self, count: int) -> None:
         from distributed import Client
 
-        with Client(self.address, timeout=START_TIMEOUT_S) as client:
+        with Client(self.address, timeout=START_TIMEOUT_S, security=self.security()) as client:
             client.wait_for_workers(count, timeout=START_TIMEOUT_S)
+
+    def security(self) -> Security | None:
+        if self.tls is None:
+            return None
+        return Security(
+            tls_ca_file=str(self.tls.ca),
+            tls_client_cert=str(self.tls.cert),
+            tls_client_key=str(self.tls.key),
+            require_encryption=True,
+        )
 
     def logs(self) -> str:
         """The tail of every process's output (for a failure's message)."""
@@ -147,8 +181,11 @@ def _dask() -> list[str]:
     return [sys.executable, "-m", "dask"]
 
 
-def start_local_cluster(root: Path, workers: int, tables: int = 1) -> LocalCluster:
-    """``dask scheduler`` on loopback, then ``workers`` workers of ``tables`` tables."""
+def start_local_cluster(
+    root: Path, workers: int, tables: int = 1, tls: TlsFiles | None = None
+) -> LocalCluster:
+    """``dask scheduler`` on loopback, then ``workers`` workers of ``tables`` tables;
+    with ``tls``, every connection over TLS with those files."""
     root.mkdir(parents=True, exist_ok=True)
     address_file = root / "scheduler.json"
     command = [
@@ -161,6 +198,7 @@ def start_local_cluster(root: Path, workers: int, tables: int = 1) -> LocalClust
         "--no-dashboard",
         "--scheduler-file",
         str(address_file),
+        *(["--protocol", "tls", *tls.args()] if tls else []),
     ]
     with (root / "scheduler.log").open("wb") as log:
         scheduler = subprocess.Popen(
@@ -177,11 +215,12 @@ def start_local_cluster(root: Path, workers: int, tables: int = 1) -> LocalClust
             said = (root / "scheduler.log").read_text(errors="replace")
             raise RuntimeError(f"dask scheduler did not start:\n{said}")
         time.sleep(0.05)
-    cluster = LocalCluster(root, address, scheduler)
+    cluster = LocalCluster(root, address, scheduler, tls=tls)
     try:
         for _ in range(workers):
             cluster.add_worker(tables)
-        cluster.wait_for_workers(workers)
+        if workers:
+            cluster.wait_for_workers(workers)
     except BaseException:
         cluster.stop()
         raise

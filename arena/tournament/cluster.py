@@ -18,7 +18,8 @@ Faults: a worker that dies mid-match has its task rescheduled on another worker 
 which plays the match whole again, dealt the same (the game keys travel in the plan), so
 nothing of it was stored and nothing is stored twice. A coordinator that stops leaves the
 games it stored; the same command resumes from them. The cluster's transport is Dask's:
-whoever reaches the scheduler can run code on the workers, hence ``cluster_security``.
+whoever reaches the scheduler can run code on the workers, hence ``cluster_connection``
+(TLS).
 """
 
 from __future__ import annotations
@@ -270,6 +271,14 @@ class DaskExecutor:
             raise ClusterError(
                 f"cannot reach the Dask scheduler at {self.address}: {error}"
             ) from None
+        workers, tables = await self.tables_declared()
+        if workers and not tables:  # else every match would wait for ever, and say nothing
+            await self._client.close()
+            self._client = None
+            raise ClusterError(
+                f"none of the {workers} workers at {self.address} declares {TABLES}: start "
+                f"them with `dask worker {self.address} --resources {TABLES}=N`"
+            )
         return self
 
     async def __aexit__(
