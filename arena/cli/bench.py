@@ -102,7 +102,7 @@ def bench_tournament_command(
     rounds: RoundsOption = 3,
     sandbox: SandboxOption = True,
 ) -> None:
-    """A run of the Python sample bots; then the same run one table at a time."""
+    """The sample bots in a run on one referee, one table at a time, and over referee processes."""
     reap_leftovers()
     import os
 
