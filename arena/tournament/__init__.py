@@ -11,7 +11,9 @@ listed before it.
 - ``bundle``: everything the pages show of one stored game (its record, the entrant at
   each seat, its seed's other seatings, the seats' log tails).
 - ``registry``: submitted bots, kept by name and version, runnable by name.
-- ``runner``: plays a run's schedule on one referee and stores each game as it ends.
+- ``executor``: where matches are played: one referee in this process, or referee
+  processes on this machine's cores (a cluster's executor builds on it).
+- ``runner``: plays a run's schedule on an executor and stores each game as it ends.
 - ``report``: a stored run's ratings, standings, head-to-head and totals, as data.
 - ``compare``: NEW against BASE in seed groups until the sequential test decides.
 - ``play``: one game between three entrants (``arena play``).
