@@ -25,6 +25,7 @@ from arena.tournament.results import ResultsStore, entrant_label
 from arena.tournament.runner import RunConfig, run_tournament
 
 from .helpers import REPO_ROOT, sample
+from .test_results import KEY, RUN, make_game
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -154,3 +155,23 @@ def test_without_logs_the_tails_are_empty_and_an_unknown_game_is_a_key_error(
     assert game_bundle(store, game_id, tmp_path).log_tails == ((),) * 6
     with pytest.raises(KeyError):
         game_bundle(store, max(run_game_ids(store, run.run_id)) + 1)
+
+
+def test_a_long_log_gives_its_last_whole_lines(tmp_path: Path) -> None:
+    """Of a log longer than the tail read, the last LOG_TAIL_LINES lines, none cut short;
+    a carriage return is the bot's text, not a line end."""
+    with ResultsStore.open(tmp_path / "results.db") as store:
+        store.start_run(RUN, None, {}, KEY)
+        entrant = store.upsert_entrant("bot", "1", ["bot"])
+        store.ensure_match(RUN, "m0", (entrant, entrant, entrant))
+        game_id = store.record_game(RUN, "m0", make_game(0))
+        logs = tmp_path / "logs" / RUN / "m0"
+        logs.mkdir(parents=True)
+        lines = [f"line {i} " + "x" * (i % 300) + "\r" for i in range(2000)]
+        (logs / "seat4.log").write_text("\n".join(lines) + "\n")
+        (logs / "seat5.log").write_text("one line, no newline at the end")
+        bundle = game_bundle(store, game_id)  # logs beside the database, as arena run keeps them
+    assert bundle.log_tails[4] == tuple(lines[-LOG_TAIL_LINES:])
+    assert bundle.log_tails[5] == ("one line, no newline at the end",)
+    assert bundle.log_tails[:4] == ((),) * 4
+    assert bundle.labels == ("bot@1",) * 6 and bundle.siblings == () and bundle.faults == ()
