@@ -125,8 +125,10 @@ def write_report(
 ) -> WrittenReport:
     """Write the report of ``run_id`` (default: the latest run) to ``path`` and its replays.
 
-    A replay replays its game through the engine with every seat's view at every step,
-    which takes a while: ``progress(done, total)`` hears of each one written.
+    A replay replays its game, and the other seatings of its deals, through the engine
+    with every seat's view at every step, which takes a while: ``progress(done, total)``
+    hears of each one written. (Writing them in several processes was measured slower on
+    a loaded two-core machine: each process imports the arena and its libraries first.)
     Raises ``UnknownRunError`` when there is no such run.
     """
     from arena.present.html.replay import write_replay
