@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tournament.helpers import copy_bot, sample_path
+from tournament.helpers import arena_command, copy_bot, sample_path, stored_keys
 
 from arena.bots import load_bot
 
@@ -97,3 +97,30 @@ def test_a_build_that_fails_on_a_worker_is_reported_like_a_local_one(
     assert "did not build" in done.stderr and "exit code 7" in done.stderr, shown(done)
     assert "no compiler here" in done.stderr, shown(done)  # the log's tail, as locally
     assert "Traceback" not in done.stderr, shown(done)
+
+
+def test_a_comparison_plays_its_batches_on_the_cluster(
+    shared_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    db = tmp_path / "arena.db"
+    command = [
+        *arena_command(),
+        "compare",
+        str(sample_path("greedy")),
+        str(sample_path("lowest")),
+        "--max-games",
+        "12",
+        "--batch",
+        "1",  # two batches: the second reconnects to the cluster
+        "--seed",
+        "3",
+        "--db",
+        str(db),
+        "--cluster",
+        shared_cluster.address,
+    ]
+    done = arena_run(tmp_path, command)
+    assert done.returncode in (0, 3), shown(done) + shared_cluster.logs()  # better, or capped
+    assert "2 seed groups, 12 games (12 played now, cap 12)" in done.stdout, shown(done)
+    keys = stored_keys(db)
+    assert len(keys) == 12 and set(keys.values()) == {1}
