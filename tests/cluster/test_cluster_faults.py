@@ -4,11 +4,12 @@ mid-run (the same command resumes): every scheduled game is stored exactly once.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from bots.helpers import wait_until_none
-from tournament.helpers import stored_game_count
+from tournament.helpers import stored_game_count, stored_keys
 
 from .conftest import match_logs, processes_naming, start_local_cluster
 from .helpers import Coordinator, arena_run, assert_complete, run_command, shown
@@ -26,9 +27,15 @@ def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path
     try:
         doomed = cluster.workers[0]
         arena.wait_until(lambda: bool(match_logs(doomed)), f"a match on {doomed.name}")
+        late = cluster.add_worker()  # joins a run under way
+        cluster.wait_for_workers(3)
         stored_before = stored_game_count(db)
+        stored = stored_keys(db) if db.exists() else Counter()
+        # Matches it had started and not all of whose games are stored: cut short by the kill.
+        cut_short = [
+            m.name for m in match_logs(doomed) if sum(1 for k, _ in stored if k == m.name) < GAMES
+        ]
         doomed.kill()
-        late = cluster.add_worker()
         # Its bots died with it (PR_SET_PDEATHSIG): none is left to hold a seat or a core.
         orphans = wait_until_none(lambda: processes_naming(doomed.directory), 10.0, 0.05)
         code = arena.finish()
@@ -37,6 +44,7 @@ def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path
         cluster.stop()
     assert code == 0, arena.output() + cluster.logs()
     assert stored_before < TOTAL, "the run ended before the kill: nothing was tested"
+    assert cut_short, "no match of the killed worker was under way: nothing was tested"
     assert not orphans, f"bots of the killed worker still run: {orphans}"
     assert_complete(db, GAMES)
     assert f"{TOTAL} games played, 0 already stored" in arena.out.read_text()
