@@ -65,6 +65,7 @@ _NO_TRUMP_CLASSES: Final = (0,)  # before trump is named every card is alike
 # programming over their class counts; beyond this many (a bound on) combinations of
 # those counts, constraints of hands are checked by rejection instead.
 _MAX_COST: Final = 400
+_MAX_TRIES: Final = 100_000  # samples rejected before a view is declared impossible
 
 # A place is where an unseen card may be now: another seat's hand, the discards of the
 # non-dealers other than the seat, the dealer's discards, or the stock still undealt.
@@ -453,7 +454,7 @@ class Determinizer:
 
     def sample_placement(self, rng: random.Random) -> dict[Place, list[int]]:
         """Where each unseen card is now, uniformly among the consistent placements."""
-        while True:
+        for _ in range(_MAX_TRIES):
             pick = bisect.bisect_right(self._weights, rng.randrange(self.count))
             layout = self.layouts[pick]
             placed = layout.sample(self.cards, rng)
@@ -461,6 +462,8 @@ class Determinizer:
                 continue
             if len(self.layouts) == 1 or rng.random() < 1 / self._parts_holding(placed):
                 return placed
+        # Only a view no game can lead to gets here (every real deal is consistent).
+        raise ValueError(f"no consistent deal found in {_MAX_TRIES} tries")
 
     def _parts_holding(self, placed: dict[Place, list[int]]) -> int:
         """How many of the two R5.4 parts hold this placement (1 or 2)."""

@@ -3,12 +3,14 @@ are placed uniformly among the placements the public facts allow (R5.2, R5.4, R7
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
 from collections import Counter
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -301,3 +303,12 @@ def test_the_last_trick_matches_a_brute_force_count() -> None:
     expected = exact_placement_odds(seen)
     observed = frequencies(determinizer, SAMPLES, seed=6)
     assert_frequencies(observed, expected, SAMPLES)
+
+
+def test_a_view_no_game_leads_to_is_refused() -> None:
+    """A view whose seat holds a seventh card leaves one card too few for the others."""
+    seen = last_trick_view(seed=0)
+    extra = next(i for pool in Determinizer(seen).cards for i in pool)
+    impossible = dataclasses.replace(seen, hand=seen.hand | CardSet(1 << extra))
+    with pytest.raises(ValueError, match="no deal is consistent"):
+        Determinizer(impossible)
