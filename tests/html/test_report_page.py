@@ -250,6 +250,9 @@ def test_no_request_and_no_overflow_at_either_size(
     artefacts: Path,
 ) -> None:
     url = open_page(page, report_run.page)
+    policy = page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+    assert policy is not None and "default-src 'none'" in policy
+    assert "script-src 'sha256-" in policy and "'unsafe-inline'; base" not in policy
     assert no_horizontal_overflow(page)
     assert page_log.errors == []
     assert page_log.requests_besides(url) == []
