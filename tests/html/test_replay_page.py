@@ -338,6 +338,12 @@ def test_hostile_names_logs_and_faults_show_literally(
         siblings=(sibling,),
     )
     html = render_replay(bundle)
+    # Only the page's own script may run (by its hash) and nothing may load.
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert policy is not None
+    assert "default-src 'none'" in policy.group(1)
+    assert re.search(r"script-src 'sha256-[A-Za-z0-9+/=]+';", policy.group(1))
+    assert "unsafe-inline" not in policy.group(1).split("script-src")[1].split(";")[0]
     data = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', html, re.S)
     assert data is not None
     assert "<" not in data.group(1) and ">" not in data.group(1)
