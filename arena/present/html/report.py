@@ -291,7 +291,7 @@ def instructive_games(
     )
     close = sorted(
         (g for g in games if (_margin(g) or 0) <= CLOSE_MARGIN),
-        key=lambda g: (-1 if g.winner is None else _margin(g) or 0, g.id),
+        key=lambda g: (g.winner is not None, _margin(g) or 0, g.id),
     )
     chosen: dict[int, StoredGame] = {}
     queues = [iter(faulty), iter(upsets), iter(close)]
