@@ -319,6 +319,7 @@ class ClusterFigures:
             return median_of(self.rounds, lambda r: _figure(r, figure))
 
         match_seconds = median("match_seconds")
+        last = self.rounds[-1]
         lines += [
             f"{self.matches} matches of {self.games} games ({self.matches * self.games} games) "
             f"at {self.tables} tables on {self.cores} cores, median of {len(self.rounds)} "
@@ -329,9 +330,14 @@ class ClusterFigures:
             f"{median('one_ratio'):.2f} of local",
             f"cluster, 2 workers of {self.tables // 2} table(s): {median('two_gps'):.2f} "
             f"games/s, {median('two_ratio'):.2f} of local",
-            "CPU kept busy (cores): local: " + self.rounds[-1].local.cpu_line(),
-            "CPU kept busy (cores): 1 worker: " + self.rounds[-1].one_worker.cpu_line(),
-            "CPU kept busy (cores): 2 workers: " + self.rounds[-1].two_workers.cpu_line(),
+            *(
+                f"CPU kept busy in the last round (cores): {label}: {run.cpu_line()}"
+                for label, run in (
+                    ("local", last.local),
+                    ("1 worker", last.one_worker),
+                    ("2 workers", last.two_workers),
+                )
+            ),
             f"overhead per match the cluster adds: {median('one_overhead'):+.3f} s of table "
             f"time with 1 worker, {median('two_overhead'):+.3f} s with 2 "
             f"({median('one_overhead') / match_seconds:+.1%} and "

@@ -21,8 +21,9 @@ def test_bench_cluster_prints_every_figure() -> None:
         r"local runner \(2 tables, arena run's default\): \d+\.\d\d games/s",
         r"cluster, 1 worker of 2 tables: \d+\.\d\d games/s, \d+\.\d\d of local",
         r"cluster, 2 workers of 1 table\(s\): \d+\.\d\d games/s, \d+\.\d\d of local",
-        r"CPU kept busy \(cores\): local: coordinator and referee processes \d+\.\d\d",
-        r"CPU kept busy \(cores\): 2 workers: coordinator \d+\.\d+, "
+        r"CPU kept busy in the last round \(cores\): local: "
+        r"coordinator and referee processes \d+\.\d\d",
+        r"CPU kept busy in the last round \(cores\): 2 workers: coordinator \d+\.\d+, "
         r"worker processes \d+\.\d\d, \d+\.\d\d",
         r"overhead per match the cluster adds: [+-]\d+\.\d+ s of table time",
         r"shipping: \d+\.\d KiB of archives for 3 bots",
