@@ -72,3 +72,8 @@ def test_installed_wheel_runs_the_sample_bots(tmp_path: Path) -> None:
     assert games == 6 and faults == 0, done.stdout + done.stderr
     assert len(commands) == 3
     assert all(str(venv) in command and "arena/sample_bots" in command for command in commands)
+    # The replay page's script and style ship as package data.
+    page = [venv / "bin" / "arena", "replay", "1", "--html", "game.html"]
+    shown = subprocess.run(page, cwd=empty, capture_output=True, text=True, timeout=300)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "window.replay" in (empty / "game.html").read_text(encoding="utf-8")
