@@ -14,6 +14,7 @@ reproducible runs only: anyone who knows the seed can know every card.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import itertools
@@ -30,6 +31,13 @@ _SEATS: Final = 6  # R1.1 (game.py imports this module, so the constant is repea
 _HAND_SIZE: Final = 6  # R3.1
 _WORD: Final = 1 << 32
 _WORDS_PER_BLOCK: Final = 8  # one SHA-256 output
+# A shuffle draws 52 times, in [0, 53) down to [0, 2); a draw refuses a word (see _below)
+# with a chance below 2**-26, so 52 words (7 blocks) nearly always do.
+_DRAW_SIZES: Final = tuple(range(DECK_SIZE, 1, -1))
+_DRAW_LIMITS: Final = tuple(_WORD - _WORD % size for size in _DRAW_SIZES)
+_DEAL_BLOCKS: Final = -(-len(_DRAW_SIZES) // _WORDS_PER_BLOCK)
+_DEAL_WORDS_FORMAT: Final = f">{_WORDS_PER_BLOCK * _DEAL_BLOCKS}I"
+_BITS: Final = tuple(1 << index for index in range(DECK_SIZE))  # a hand's mask is their sum
 # Domain labels: each is followed by fixed-width integers, and no label is a prefix of
 # another, so no two draws of one key ever hash the same message.
 _DEAL_LABEL: Final = b"schmier-arena/deal:"
@@ -97,17 +105,23 @@ class GameKey(SecretKey):
         """
         if number < 1:
             raise ValueError(f"R3.1a: deals are numbered from 1, not {number}")
-        words = _words(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
+        label = _DEAL_LABEL + number.to_bytes(8, "big")
+        # Fisher–Yates: draw j in [0, i] for i = 52 … 1, as _below draws from _words. This
+        # runs at every deal, so the blocks are made at once and, as nearly always, when
+        # _below would take the first word for every draw, the draws are made in one pass.
+        words = _deal_words(self.secret, number)[: DECK_SIZE - 1]
+        if all(map(int.__lt__, words, _DRAW_LIMITS)):
+            draws: list[int] = list(map(int.__mod__, words, _DRAW_SIZES))
+        else:
+            stream = _words(self.secret, label)
+            draws = [_below(stream, size) for size in _DRAW_SIZES]
         deck = list(range(DECK_SIZE))
-        for i in range(DECK_SIZE - 1, 0, -1):  # Fisher–Yates
-            j = _below(words, i + 1)
+        for i, j in zip(range(DECK_SIZE - 1, 0, -1), draws, strict=True):
             deck[i], deck[j] = deck[j], deck[i]
-        hands = []
-        for seat in range(_SEATS):
-            mask = 0
-            for index in deck[_HAND_SIZE * seat : _HAND_SIZE * (seat + 1)]:
-                mask |= 1 << index
-            hands.append(mask)
+        hands = [
+            sum(map(_BITS.__getitem__, deck[_HAND_SIZE * seat : _HAND_SIZE * (seat + 1)]))
+            for seat in range(_SEATS)
+        ]
         return hands, deck[_HAND_SIZE * _SEATS :]
 
 
@@ -122,6 +136,25 @@ def _words(secret: bytes, label: bytes) -> Iterator[int]:
     for counter in itertools.count():
         block = hmac.digest(secret, label + counter.to_bytes(8, "big"), "sha256")
         yield from struct.unpack(f">{_WORDS_PER_BLOCK}I", block)
+
+
+@functools.lru_cache(maxsize=64)
+def _deal_mac(secret: bytes) -> hmac.HMAC:
+    """HMAC-SHA256 under ``secret`` having taken in the deal label: every block of every
+    deal of a key starts with it, and copying it costs far less than keying anew."""
+    return hmac.new(secret, _DEAL_LABEL, "sha256")
+
+
+def _deal_words(secret: bytes, number: int) -> tuple[int, ...]:
+    """The first ``_DEAL_BLOCKS`` blocks of words of ``_words(secret, deal label)``."""
+    mac = _deal_mac(secret).copy()
+    mac.update(number.to_bytes(8, "big"))
+    blocks = []
+    for counter in range(_DEAL_BLOCKS):
+        block = mac.copy()
+        block.update(counter.to_bytes(8, "big"))
+        blocks.append(block.digest())
+    return struct.unpack(_DEAL_WORDS_FORMAT, b"".join(blocks))
 
 
 def _below(words: Iterator[int], n: int) -> int:
