@@ -332,6 +332,25 @@ def _power_table(trump: Suit) -> tuple[int, ...]:
 POWER: Final[tuple[tuple[int, ...], ...]] = tuple(_power_table(Suit(t)) for t in range(4))
 
 
+def _lead_table(trump: Suit) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """Per card led: its suit (R2.4), the cards that follow it (R7.2), and each card's
+    power to win the trick (R7.3): ``POWER`` for a trump or a card of the suit led, else 0,
+    so that the trick goes to its card of highest power."""
+    table = []
+    for index in range(DECK_SIZE):
+        led = EFFECTIVE_SUITS[trump][index]
+        can_win = TRUMP_MASKS[trump] | FOLLOW_MASKS[trump][led]
+        power = tuple(POWER[trump][i] if can_win >> i & 1 else 0 for i in range(DECK_SIZE))
+        table.append((led, FOLLOW_MASKS[trump][led], power))
+    return tuple(table)
+
+
+LEADS: Final[tuple[tuple[tuple[int, int, tuple[int, ...]], ...], ...]] = tuple(
+    _lead_table(Suit(t)) for t in range(4)
+)
+"""LEADS[trump][card index led]: (suit led, the cards following it, power to win by card)."""
+
+
 def _protected_mask(trump: Suit) -> int:
     """R5.4: Ace, right bauer, left bauer, 2 of trump and joker never leave the dealer."""
     cards = [card_of(trump, ACE), right_bauer(trump), left_bauer(trump), card_of(trump, TWO)]
@@ -362,11 +381,24 @@ def card_value(card: Card) -> int:
     return GAME_VALUES[card.index]
 
 
+def _rank_mask(rank: int) -> int:
+    return sum(card_of(suit, rank).bit for suit in Suit)
+
+
+# R2.6 by ranks: a total is counted with five bit counts rather than card by card.
+_VALUED_RANKS: Final = (
+    (_rank_mask(ACE), 4),
+    (_rank_mask(KING), 3),
+    (_rank_mask(QUEEN), 2),
+    (_rank_mask(JACK) | JOKER.bit, 1),
+    (_rank_mask(TEN), 10),
+)
+
+
 def game_value(mask: int) -> int:
-    """R6.2: the total card value of a set of cards."""
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += GAME_VALUES[low.bit_length() - 1]
-        mask ^= low
-    return total
+    """R6.2: the total card value of a set of cards.
+
+    >>> game_value(CardSet.parse("AH TS JK 2C").mask)
+    15
+    """
+    return sum((mask & cards).bit_count() * value for cards, value in _VALUED_RANKS)

@@ -15,7 +15,6 @@ from typing import Final
 
 from arena.engine.actions import (
     MAX_BID,
-    PLAYS,
     Action,
     Bid,
     DecisionKind,
@@ -27,10 +26,9 @@ from arena.engine.actions import (
 from arena.engine.cards import (
     ACE,
     CARDS,
-    EFFECTIVE_SUITS,
-    FOLLOW_MASKS,
     FULL_DECK_MASK,
     JOKER,
+    LEADS,
     PROTECTED_TRUMP_MASKS,
     TRUMP_MASKS,
     TWO,
@@ -59,8 +57,14 @@ from arena.engine.events import (
     TrickWon,
     TrumpNamed,
 )
-from arena.engine.legal import NOTHING, TRUMP_CHOICES, DiscardRule, Legal, bidding_choices
-from arena.engine.tricks import best_position
+from arena.engine.legal import (
+    BIDDING_CHOICES,
+    NOTHING,
+    PLAY_CHOICES,
+    TRUMP_CHOICES,
+    DiscardRule,
+    Legal,
+)
 
 SEATS: Final = 6  # R1.1
 TEAMS: Final = 3  # R1.2
@@ -70,6 +74,12 @@ TRICKS: Final = 6  # R7.4
 TARGET_SCORE: Final = 21  # R9.1
 DEFAULT_DRAW_LIMIT: Final = 200  # R9.4
 MAX_NON_DEALER_DISCARD: Final = 3  # R5.2
+
+# Events are immutable values, and these are few: each is made once, here, rather than at
+# every card, bid and trick.
+_CARD_PLAYED: Final = tuple(tuple(CardPlayed(seat, card) for card in CARDS) for seat in range(6))
+_BID_MADE: Final = tuple(tuple(BidMade(seat, amount) for amount in range(7)) for seat in range(6))
+_TRICK_WON: Final = tuple(tuple(TrickWon(number, seat) for seat in range(6)) for number in range(7))
 
 
 def team_of(seat: int) -> int:
@@ -98,6 +108,20 @@ _PHASE_KIND: Final = {
 }
 
 _PLAY: Final = DecisionKind.PLAY
+_DISCARD: Final = DecisionKind.DISCARD
+_NO_CARDS: Final = CardSet(0)
+
+# The phases as module constants: on Python 3.11 reading ``Phase.PLAY`` costs a lookup
+# through the enum's class many times dearer than a global, and apply() and legal() ask
+# at every decision.
+_BIDDING_PHASE: Final = Phase.BIDDING
+_TRUMP_PHASE: Final = Phase.TRUMP
+_DISCARD_PHASE: Final = Phase.DISCARD
+_PLAY_PHASE: Final = Phase.PLAY
+_OVER_PHASE: Final = Phase.OVER
+_PLAY_CHOICES: Final = PLAY_CHOICES
+_BAUER_BITS: Final = tuple((right_bauer(trump).bit, left_bauer(trump).bit) for trump in Suit)
+_JOKER_BIT: Final = JOKER.bit
 
 _PHASE_RULE: Final = {
     Phase.BIDDING: "R4.2",
@@ -251,6 +275,7 @@ class Game:
         self.deals: list[DealLog] = []
         self.events: list[Event] = []
         self.outcome: Outcome | None = None
+        self.is_over = False
         self.decisions = 0
         # Per-deal state, set by _start_deal.
         self.phase = Phase.BIDDING
@@ -261,10 +286,15 @@ class Game:
         self.bidder: int | None = None
         self.trump: Suit | None = None
         self._trick_leader = 0
-        self._trick: list[int] = []  # card indices in play order
+        self._trick: list[Card] = []  # in play order
+        self._trick_mask = 0
         self._led_suit = 0  # R7.2: the effective suit of the card led
-        self._follow_masks: tuple[int, ...] = ()
-        self._effective_suits: tuple[int, ...] = ()
+        self._follow_mask = 0  # R7.2: the cards that follow it
+        self._win_power: tuple[int, ...] = ()  # R7.3: by card index, 0 if it cannot win
+        self._best_power = 0  # the power and seat of the card winning the trick so far
+        self._best_seat = 0
+        self._leads: tuple[tuple[int, int, tuple[int, ...]], ...] = ()  # LEADS[trump]
+        self._discard_rule: tuple[int, DiscardRule] | None = None  # (decision, its rule)
         self._won = [0, 0, 0]  # masks of cards in tricks won, per team
         self._ace_seat = -1
         self._two_seat = -1
@@ -350,10 +380,6 @@ class Game:
         return len(self.deals)
 
     @property
-    def is_over(self) -> bool:
-        return self.outcome is not None
-
-    @property
     def decision_kind(self) -> DecisionKind | None:
         return _PHASE_KIND.get(self.phase)
 
@@ -363,14 +389,18 @@ class Game:
     def legal(self) -> Legal:
         """What the seat to act may do (see ``arena.engine.legal``)."""
         phase = self.phase
-        if phase is Phase.PLAY:
-            return Legal(_PLAY, tuple([PLAYS[i] for i in indices_of_mask(self.legal_play_mask())]))
-        if phase is Phase.BIDDING:
-            return bidding_choices(self.high_bid)
-        if phase is Phase.TRUMP:
+        if phase is _PLAY_PHASE:
+            # legal_play_mask written out: the hot path of search.
+            mask = self.hands[self.to_act]
+            if self._trick:
+                mask = mask & self._follow_mask or mask
+            return _PLAY_CHOICES[mask]
+        if phase is _BIDDING_PHASE:
+            return BIDDING_CHOICES[self.high_bid]
+        if phase is _TRUMP_PHASE:
             return TRUMP_CHOICES
-        if phase is Phase.DISCARD:
-            return Legal.of_discard(self.discard_rule())
+        if phase is _DISCARD_PHASE:
+            return Legal(_DISCARD, (), self.discard_rule())  # Legal.of_discard
         return NOTHING
 
     def legal_play_mask(self) -> int:
@@ -378,13 +408,21 @@ class Game:
         hand = self.hands[self.to_act]
         if not self._trick:
             return hand
-        follow = hand & self._follow_masks[self._led_suit]
+        follow = hand & self._follow_mask
         return follow or hand
 
     def discard_rule(self) -> DiscardRule:
         """R5.2 for a non-dealer; R5.3-R5.4 for the dealer (after the pick-up)."""
-        if self.phase is not Phase.DISCARD:
+        if self.phase is not _DISCARD_PHASE:
             raise IllegalActionError(_PHASE_RULE[self.phase], "nobody is discarding now")
+        cached = self._discard_rule
+        if cached is not None and cached[0] == self.decisions:
+            return cached[1]  # legal() made it for this decision, and apply() checks by it
+        rule = self._make_discard_rule()
+        self._discard_rule = (self.decisions, rule)
+        return rule
+
+    def _make_discard_rule(self) -> DiscardRule:
         assert self.trump is not None
         seat = self.to_act
         hand = self.hands[seat]
@@ -396,7 +434,7 @@ class Game:
                 seat,
                 CardSet(hand),
                 CardSet(non_trumps),
-                CardSet(0),
+                _NO_CARDS,
                 0,
                 min(MAX_NON_DEALER_DISCARD, non_trumps.bit_count()),
                 False,
@@ -406,7 +444,7 @@ class Game:
         if trumps.bit_count() <= HAND_SIZE:
             # R5.4: with at most 6 trumps, every trump is kept.
             return DiscardRule(
-                seat, CardSet(hand), CardSet(non_trumps), CardSet(0), excess, excess, True, "R5.4"
+                seat, CardSet(hand), CardSet(non_trumps), _NO_CARDS, excess, excess, True, "R5.4"
             )
         # R5.4: keep six trumps (so every non-trump goes), never the protected five.
         may = non_trumps | (trumps & ~PROTECTED_TRUMP_MASKS[self.trump])
@@ -418,19 +456,59 @@ class Game:
 
     def apply(self, action: Action) -> None:
         """Advance the game by the action of the seat to act, or raise without change."""
-        phase = self.phase
         kind = type(action)
-        if phase is Phase.PLAY and kind is Play:
-            self._play(action.card)  # type: ignore[union-attr]
-        elif phase is Phase.BIDDING and (kind is Bid or kind is Pass):
-            self._bid(0 if kind is Pass else action.amount)  # type: ignore[union-attr]
-        elif phase is Phase.DISCARD and kind is Discard:
+        if kind is Play and self.phase is _PLAY_PHASE:
+            # R7: a card played, written out here rather than in a method of its own, since
+            # it is most of the decisions of a game (and of a search's simulations).
+            card = action.card  # type: ignore[union-attr]
+            # Test-found fix: a Play around something other than a Card crashed with a
+            # TypeError/AttributeError; apply's contract is MalformedActionError (as for
+            # NameTrump and Discard), with the game unchanged.
+            if not isinstance(card, Card):
+                raise MalformedActionError(f"not a card: {card!r}")
+            seat = self.to_act
+            index = card.index
+            bit = 1 << index
+            hand = self.hands[seat]
+            if not hand & bit:
+                raise IllegalActionError("R7.2", f"seat {seat} does not hold {card}")
+            trick = self._trick
+            if trick:
+                follow = hand & self._follow_mask
+                if follow and not follow & bit:
+                    self._refuse_revoke(follow)
+                # R7.3: the trick's winner is kept up to date, card by card.
+                power = self._win_power[index]
+                if power > self._best_power:
+                    self._best_power = power
+                    self._best_seat = seat
+            else:
+                # R7.2, R2.4: the card led sets the suit to follow and which cards can win.
+                self._led_suit, self._follow_mask, self._win_power = self._leads[index]
+                self._best_power = self._win_power[index]
+                self._best_seat = seat
+            self.hands[seat] = hand ^ bit
+            trick.append(card)
+            self._trick_mask |= bit
+            self.events.append(_CARD_PLAYED[seat][index])
+            self.decisions += 1
+            if len(trick) < SEATS:
+                self.to_act = seat + 1 if seat < SEATS - 1 else 0  # R1.1
+            else:
+                self._finish_trick()
+            return
+        phase = self.phase
+        if kind is Pass and phase is _BIDDING_PHASE:
+            self._bid(0)
+        elif kind is Bid and phase is _BIDDING_PHASE:
+            self._bid(action.amount)  # type: ignore[union-attr]
+        elif kind is Discard and phase is _DISCARD_PHASE:
             self._discard(action.cards)  # type: ignore[union-attr]
-        elif phase is Phase.TRUMP and kind is NameTrump:
+        elif kind is NameTrump and phase is _TRUMP_PHASE:
             self._name_trump(action.suit)  # type: ignore[union-attr]
         elif kind not in (Pass, Bid, NameTrump, Discard, Play):
             raise MalformedActionError(f"not an action: {action!r}")
-        elif phase is Phase.OVER:
+        elif phase is _OVER_PHASE:
             raise IllegalActionError("R9.1", f"the game is over; {action} is too late")
         else:
             expected = _PHASE_KIND[phase].value
@@ -448,13 +526,14 @@ class Game:
         self.deals.append(DealLog(number, self.dealer, list(hands), list(stock)))
         self.hands = hands
         self.stock = stock
-        self.phase = Phase.BIDDING
-        self.to_act = left_of(self.dealer)  # R4.1
+        self.phase = _BIDDING_PHASE
+        self.to_act = (self.dealer + 1) % SEATS  # R4.1
         self.high_bid = 0
         self.bidder = None
         self.trump = None
         self._won = [0, 0, 0]
         self._trick = []
+        self._trick_mask = 0
         self.events.append(DealStarted(number, self.dealer))
         for seat in range(SEATS):
             self.events.append(HandDealt(seat, CardSet(hands[seat])))
@@ -465,8 +544,8 @@ class Game:
             raise IllegalActionError(
                 "R4.2", f"a bid must be higher than {self.high_bid}; {amount} is not"
             )
-        self.deal.bids.append((seat, amount))
-        self.events.append(BidMade(seat, amount))
+        self.deals[-1].bids.append((seat, amount))
+        self.events.append(_BID_MADE[seat][amount])
         if amount:
             self.high_bid, self.bidder = amount, seat
         if amount == MAX_BID:  # R4.3
@@ -491,7 +570,7 @@ class Game:
     def _start_trump(self) -> None:
         assert self.bidder is not None
         self.deal.bidder, self.deal.contract = self.bidder, self.high_bid
-        self.phase = Phase.TRUMP
+        self.phase = _TRUMP_PHASE
         self.to_act = self.bidder  # R5.1
 
     def _name_trump(self, suit: Suit) -> None:
@@ -500,34 +579,43 @@ class Game:
             raise MalformedActionError(f"not a suit: {suit!r}")
         self.trump = self.deal.trump = suit
         self.events.append(TrumpNamed(self.bidder, suit, self.high_bid))
-        self.phase = Phase.DISCARD
+        self.phase = _DISCARD_PHASE
         self.to_act = left_of(self.dealer)  # R5.2
 
     def _discard(self, cards: CardSet) -> None:
         if not isinstance(cards, CardSet):
             raise MalformedActionError(f"a discard is a set of cards, not {cards!r}")
         rule = self.discard_rule()
-        rule.check(cards)
+        mask = cards.mask
+        count = mask.bit_count()
+        # rule.check's conditions on masks (rule.may lies within the hand): it runs only to
+        # say which rule a discard breaks.
+        if (
+            mask & ~rule.may.mask
+            or rule.must.mask & ~mask
+            or not rule.min_count <= count <= rule.max_count
+        ):
+            rule.check(cards)
         seat = self.to_act
-        count = len(cards)
+        deal = self.deals[-1]
         if seat != self.dealer:
             received = self.stock[:count]  # R5.2: at once, from the top of the stock
             del self.stock[:count]
             got = 0
             for index in received:
                 got |= 1 << index
-            self.hands[seat] = (self.hands[seat] & ~cards.mask) | got
-            self.deal.exchanges.append((seat, cards.mask, received))
+            self.hands[seat] = (self.hands[seat] & ~mask) | got
+            deal.exchanges.append((seat, mask, received))
             self.events.append(Exchanged(seat, count, count))
             self.events.append(OwnExchange(seat, cards, CardSet(got)))
             self.to_act = left_of(seat)
             if self.to_act == self.dealer:
                 self._dealer_picks_up()
             return
-        self.hands[seat] &= ~cards.mask
-        self.deal.dealer_discard = cards.mask
-        self.events.append(Exchanged(seat, count, len(self.deal.dealer_pickup)))
-        self.events.append(OwnExchange(seat, cards, CardSet(0)))
+        self.hands[seat] &= ~mask
+        deal.dealer_discard = mask
+        self.events.append(Exchanged(seat, count, len(deal.dealer_pickup)))
+        self.events.append(OwnExchange(seat, cards, _NO_CARDS))
         self._start_play()
 
     def _dealer_picks_up(self) -> None:
@@ -543,44 +631,17 @@ class Game:
 
     def _start_play(self) -> None:
         assert self.trump is not None and self.bidder is not None
-        self.phase = Phase.PLAY
+        self.phase = _PLAY_PHASE
         self.to_act = self._trick_leader = self.bidder  # R7.1
         self._trick = []
-        self._follow_masks = FOLLOW_MASKS[self.trump]
-        self._effective_suits = EFFECTIVE_SUITS[self.trump]
+        self._trick_mask = 0
+        self._leads = LEADS[self.trump]
         ace, two = card_of(self.trump, ACE).bit, card_of(self.trump, TWO).bit
         for seat in range(SEATS):
             if self.hands[seat] & ace:
                 self._ace_seat = seat
             if self.hands[seat] & two:
                 self._two_seat = seat
-
-    def _play(self, card: Card) -> None:
-        # Test-found fix: a Play around something other than a Card crashed with a
-        # TypeError/AttributeError; apply's contract is MalformedActionError (as for
-        # NameTrump and Discard), with the game unchanged.
-        if not isinstance(card, Card):
-            raise MalformedActionError(f"not a card: {card!r}")
-        seat = self.to_act
-        index = card.index
-        bit = 1 << index
-        hand = self.hands[seat]
-        if not hand & bit:
-            raise IllegalActionError("R7.2", f"seat {seat} does not hold {card}")
-        trick = self._trick
-        if trick:
-            follow = hand & self._follow_masks[self._led_suit]
-            if follow and not follow & bit:
-                self._refuse_revoke(follow)
-        else:
-            self._led_suit = self._effective_suits[index]  # R7.2, R2.4
-        self.hands[seat] = hand & ~bit
-        trick.append(index)
-        self.events.append(CardPlayed(seat, card))
-        if len(trick) < SEATS:
-            self.to_act = (seat + 1) % SEATS
-        else:
-            self._finish_trick()
 
     def _refuse_revoke(self, follow: int) -> None:
         led = Suit(self._led_suit)
@@ -589,41 +650,36 @@ class Game:
 
     def _finish_trick(self) -> None:
         """R7.3: the trick goes to its highest trump, else its highest card of the suit led."""
-        assert self.trump is not None
-        best_pos = best_position(self.trump, self._trick)
-        winner = (self._trick_leader + best_pos) % SEATS
-        cards = tuple(CARDS[i] for i in self._trick)
-        deal = self.deal
-        deal.tricks.append(Trick(self._trick_leader, cards, winner))
-        mask = 0
-        for index in self._trick:
-            mask |= 1 << index
-        self._won[team_of(winner)] |= mask
-        self.events.append(TrickWon(len(deal.tricks), winner))
+        winner = self._best_seat
+        tricks = self.deals[-1].tricks
+        tricks.append(Trick(self._trick_leader, tuple(self._trick), winner))
+        self._won[winner % TEAMS] |= self._trick_mask  # R1.2: the winner's team
+        self.events.append(_TRICK_WON[len(tricks)][winner])
         self._trick = []
+        self._trick_mask = 0
         self._trick_leader = self.to_act = winner
-        if len(deal.tricks) == TRICKS:
+        if len(tricks) == TRICKS:
             self._score_deal()
 
     def _score_deal(self) -> None:
         """R6 points, R8 scoring, then R9's end-of-game test."""
         assert self.trump is not None and self.bidder is not None
-        deal = self.deal
-        trump = self.trump
+        deal = self.deals[-1]
         won = self._won
 
-        def capturer(card: Card) -> int:
-            return next(t for t in range(TEAMS) if won[t] & card.bit)
+        def capturer(bit: int) -> int:
+            return 0 if won[0] & bit else 1 if won[1] & bit else 2
 
+        right, left = _BAUER_BITS[self.trump]
         totals = (game_value(won[0]), game_value(won[1]), game_value(won[2]))
         best = max(totals)
         game_team = totals.index(best) if totals.count(best) == 1 else None  # R6.2
         categories: dict[str, int | None] = {
             "high": team_of(self._ace_seat),  # R6.1 (R5.5: always in a hand)
             "low": team_of(self._two_seat),
-            "right": capturer(right_bauer(trump)),
-            "left": capturer(left_bauer(trump)),
-            "joker": capturer(JOKER),
+            "right": capturer(right),
+            "left": capturer(left),
+            "joker": capturer(_JOKER_BIT),
             "game": game_team,
         }
         points = [0, 0, 0]
@@ -661,7 +717,8 @@ class Game:
             self._start_deal()
 
     def _end(self, winner: int | None) -> None:
-        self.phase = Phase.OVER
+        self.phase = _OVER_PHASE
+        self.is_over = True
         scores = (self.scores[0], self.scores[1], self.scores[2])
         self.outcome = Outcome(winner, scores, self.deal_number)
         self.events.append(GameEnded(winner, scores, self.deal_number))
@@ -671,4 +728,4 @@ class Game:
     @property
     def current_trick(self) -> tuple[int, tuple[Card, ...]]:
         """The leader and the cards played so far to the trick in progress."""
-        return self._trick_leader, tuple(CARDS[i] for i in self._trick)
+        return self._trick_leader, tuple(self._trick)

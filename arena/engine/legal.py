@@ -29,12 +29,14 @@ from arena.engine.actions import (
     MAX_BID,
     MIN_BID,
     PASS,
+    PLAYS,
     TRUMPS,
     Action,
     DecisionKind,
     Discard,
+    Play,
 )
-from arena.engine.cards import CardSet, cards_of_mask
+from arena.engine.cards import JOKER_INDEX, CardSet, Suit, cards_of_mask
 from arena.engine.errors import IllegalActionError
 
 
@@ -239,6 +241,69 @@ _BIDDING: Final = {
 }
 
 
+BIDDING_CHOICES: Final = tuple(_BIDDING[high] for high in range(MAX_BID))
+"""BIDDING_CHOICES[high bid]: ``bidding_choices`` as a table, for the engine's hot path."""
+
+
 def bidding_choices(high_bid: int) -> Legal:
     """R4.2: pass, or bid more than ``high_bid`` (0 before any bid), up to six."""
     return _BIDDING[high_bid]
+
+
+class SuitPlays(dict[int, tuple[Play, ...]]):
+    """The plays of a set of one suit's cards, by its 13-bit mask, lowest card first.
+
+    Made on first use and kept: the legal plays of a decision are then the plays of its
+    four suits and the joker joined (``plays_of_mask``), with no loop over the cards.
+    """
+
+    def __init__(self, suit: Suit) -> None:
+        super().__init__()
+        self.first_card = 13 * suit
+
+    def __missing__(self, suit_mask: int) -> tuple[Play, ...]:
+        plays = tuple(PLAYS[self.first_card + rank] for rank in range(13) if suit_mask >> rank & 1)
+        self[suit_mask] = plays
+        return plays
+
+
+class PlayChoices(dict[int, "Legal"]):
+    """The ``Legal`` value of a play decision, by the mask of the cards it allows (R7.2).
+
+    Made on first use and kept, as many as ``limit``, then forgotten all at once: in a
+    game most of them come back (a follower's cards of the suit led are few), and a
+    ``Legal`` is immutable, so one may serve every decision it answers.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __missing__(self, mask: int) -> Legal:
+        if len(self) >= self.limit:
+            self.clear()
+        legal = Legal(DecisionKind.PLAY, plays_of_mask(mask))
+        self[mask] = legal
+        return legal
+
+
+PLAY_CHOICES: Final = PlayChoices(limit=1 << 16)
+
+SUIT_PLAYS: Final = tuple(SuitPlays(suit) for suit in Suit)
+JOKER_PLAYS: Final = (PLAYS[JOKER_INDEX],)
+
+
+def plays_of_mask(mask: int) -> tuple[Play, ...]:
+    """The plays of the cards of ``mask``, lowest card index first.
+
+    >>> [str(play) for play in plays_of_mask(CardSet.parse("JK 2H AC").mask)]
+    ['play AC', 'play 2H', 'play JK']
+    """
+    clubs, diamonds, hearts, spades = SUIT_PLAYS
+    return (
+        clubs[mask & 0x1FFF]
+        + diamonds[mask >> 13 & 0x1FFF]
+        + hearts[mask >> 26 & 0x1FFF]
+        + spades[mask >> 39 & 0x1FFF]
+        + (JOKER_PLAYS if mask >> JOKER_INDEX else ())
+    )
