@@ -104,7 +104,13 @@ def stored_pages(tmp_path_factory: pytest.TempPathFactory) -> list[Replay]:
         for game_id in (1, 2, 3, 4, 5, 6):
             bundle = game_bundle(store, game_id)
             path = directory / f"game-{game_id}.html"
-            write_replay(bundle, path)
+            if game_id == 1:  # through the command line, as a user would
+                command = [ARENA, "replay", "1", "--db", str(db), "--html", str(path)]
+                shown = subprocess.run(command, capture_output=True, text=True, timeout=300)
+                assert shown.returncode == 0, shown.stdout + shown.stderr
+                assert str(path) in " ".join(shown.stdout.split())
+            else:
+                write_replay(bundle, path)
             pages.append(Replay(bundle, path))
     return pages
 
