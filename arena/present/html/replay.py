@@ -14,10 +14,7 @@ so a bot cannot forge a reference.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
-import json
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -38,6 +35,7 @@ from arena.engine.events import (
 )
 from arena.engine.game import DealLog, Trick
 from arena.engine.record import RecordedDeals, recorded_actions, start_game, texts
+from arena.present.html.page import content_security_policy, script_json
 from arena.present.safe_text import printable
 from arena.tournament.bundle import GameBundle, SiblingGame
 from arena.tournament.results import entrant_label
@@ -536,20 +534,8 @@ def replay_document(bundle: GameBundle) -> dict[str, Json]:
     }
 
 
-def _embedded_json(document: Mapping[str, Json]) -> str:
-    """JSON safe inside ``<script>``: ``<``, ``>`` and ``&`` as ``\\u003c`` and the like,
-    so no text (a bot's name with ``</script>`` in it) can end the element."""
-    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
-
-def _csp_hash(script: str) -> str:
-    digest = hashlib.sha256(script.encode("utf-8")).digest()
-    return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
 def render_replay(bundle: GameBundle) -> str:
@@ -557,17 +543,13 @@ def render_replay(bundle: GameBundle) -> str:
     document = replay_document(bundle)
     script = _asset("replay.js")
     style = _asset("replay.css")
-    # Only this script may run (its hash), nothing may load: no font, image or request.
-    policy = (
-        f"default-src 'none'; style-src 'unsafe-inline'; script-src '{_csp_hash(script)}'; "
-        "img-src data:; base-uri 'none'; form-action 'none'"
-    )
+    policy = content_security_policy(script, data_images=True)
     title = html.escape(f"Schmier game {bundle.game_id}")
     return _PAGE.format(
         policy=policy,
         title=title,
         style=style,
-        data=_embedded_json(document),
+        data=script_json(document),
         script=script,
     )
 

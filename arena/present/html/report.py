@@ -21,10 +21,7 @@ whether it has a replay.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +31,7 @@ from urllib.parse import quote
 
 import numpy as np
 
+from arena.present.html.page import content_security_policy, script_json
 from arena.tournament.report import INTERVALS, PAR, RunReport, build_report
 from arena.tournament.results import ResultsStore, StoredGame
 
@@ -313,13 +311,6 @@ def instructive_games(
 def _e(text: object) -> str:
     """Text for markup or a quoted attribute: nothing in it can be read as HTML."""
     return html.escape(str(text), quote=True)
-
-
-def script_json(data: object) -> str:
-    """JSON that can sit inside a <script> element: no character of it can close the element
-    or open a comment, whatever strings it carries."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _percent(rate: float) -> str:
@@ -754,17 +745,6 @@ SCRIPT: Final = """
 """
 
 
-def content_security_policy() -> str:
-    """Nothing loads; the one script that runs is the page's own, named by its hash, so
-    that even markup that slipped through escaping could not run a script of its own.
-    Styles stay inline (the heat map colours its cells in style attributes)."""
-    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
-    return (
-        f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; "
-        "base-uri 'none'; form-action 'none'"
-    )
-
-
 def render_report(page: ReportPage) -> str:
     """The report page: one HTML document that needs nothing but itself."""
     report = page.report
@@ -790,7 +770,7 @@ def render_report(page: ReportPage) -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(SCRIPT)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Run {_e(run.id)} — Schmier Arena report</title>"
         f"<style>{STYLE}</style></head><body>"
