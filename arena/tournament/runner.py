@@ -209,8 +209,12 @@ class TournamentRunner:
         async def until_one_ends() -> None:
             nonlocal playing
             ended, playing = await asyncio.wait(playing, return_when=asyncio.FIRST_COMPLETED)
-            for task in ended:
-                task.result()  # the first match that failed (a full disk) stops the run
+            # Every failure among them is retrieved (else asyncio prints each one's
+            # traceback); the first that failed (a full disk) stops the run.
+            failures = [t.exception() for t in ended if not t.cancelled()]
+            for failure in failures:
+                if failure is not None:
+                    raise failure
 
         try:
             for scheduled, skip in todo:
