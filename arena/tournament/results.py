@@ -691,34 +691,16 @@ class ResultsStore:
     def seeded_outcomes(self, run_id: str) -> list[stats.SeededOutcome]:
         """One entry per game of the run with its game seed, the game index (R3.1a): for
         ``stats.head_to_head`` and ``ratings.fit_ratings``."""
-        rows = self._conn.execute(
-            """
-            SELECT e0.name, e0.version, e1.name, e1.version, e2.name, e2.version,
-                   g.score_team0, g.score_team1, g.score_team2, g.winner, g.game_index
-            FROM games g
-            JOIN matches m ON m.id = g.match_id
-            JOIN entrants e0 ON e0.id = m.entrant_team0
-            JOIN entrants e1 ON e1.id = m.entrant_team1
-            JOIN entrants e2 ON e2.id = m.entrant_team2
-            WHERE g.run_id = ?
-            ORDER BY g.id
-            """,
-            (run_id,),
-        ).fetchall()
         return [
             stats.SeededOutcome(
-                seed=r[10],
+                seed=game.seed,
                 outcome=stats.GameOutcome(
-                    entrants_by_team=(
-                        entrant_label(r[0], r[1]),
-                        entrant_label(r[2], r[3]),
-                        entrant_label(r[4], r[5]),
-                    ),
-                    final_scores=(r[6], r[7], r[8]),
-                    winner=r[9],
+                    entrants_by_team=game.entrants_by_team,
+                    final_scores=game.scores,
+                    winner=game.winner,
                 ),
             )
-            for r in rows
+            for game in self.games(run_id)
         ]
 
     def game_faults(self, game_id: int) -> list[Fault]:
