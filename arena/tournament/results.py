@@ -60,8 +60,8 @@ _ZLIB_LEVEL: Final = 6
 _DECISION_INDEX: Final = (
     "decision_index INTEGER CHECK (decision_index IS NULL OR decision_index >= 0)"
 )
-_FAULTS_TABLE: Final = f"""
-    CREATE TABLE faults (
+# The columns of version 3, which the upgrade from version 2 makes.
+_FAULT_COLUMNS_V3: Final = """
         id          INTEGER PRIMARY KEY,
         game_id     INTEGER NOT NULL REFERENCES games (id),
         deal_number INTEGER NOT NULL,
@@ -70,24 +70,11 @@ _FAULTS_TABLE: Final = f"""
         reason      TEXT NOT NULL,
         request_id  INTEGER NOT NULL,
         sent        TEXT NOT NULL,
-        fallback    TEXT NOT NULL,
-        {_DECISION_INDEX}
-    ) STRICT
-    """
-# The faults table of version 3, which the upgrade from version 2 makes.
-_FAULTS_TABLE_V3: Final = """
-    CREATE TABLE faults (
-        id          INTEGER PRIMARY KEY,
-        game_id     INTEGER NOT NULL REFERENCES games (id),
-        deal_number INTEGER NOT NULL,
-        seat        INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
-        kind        TEXT NOT NULL,
-        reason      TEXT NOT NULL,
-        request_id  INTEGER NOT NULL,
-        sent        TEXT NOT NULL,
-        fallback    TEXT NOT NULL
-    ) STRICT
-    """
+        fallback    TEXT NOT NULL"""
+_FAULTS_TABLE_V3: Final = f"CREATE TABLE faults ({_FAULT_COLUMNS_V3}\n    ) STRICT"
+_FAULTS_TABLE: Final = (
+    f"CREATE TABLE faults ({_FAULT_COLUMNS_V3},\n        {_DECISION_INDEX}\n    ) STRICT"
+)
 _FAULTS_INDEX: Final = "CREATE INDEX faults_by_game ON faults (game_id)"
 
 # STRICT tables make SQLite reject values of the wrong type instead of silently storing them.
