@@ -22,16 +22,21 @@ from tournament.helpers import (
 )
 
 from arena.tournament.results import ResultsStore
-from arena.tournament.schedule import round_robin
+from arena.tournament.schedule import choose_schedule, round_robin
 
 # Deterministic players: the same deals give the same games wherever they are played.
 ENTRANTS = (str(sample_path("greedy")), str(sample_path("lowest")))
 TIMING_FIELDS = frozenset({"duration_s", "started_at", "finished_at", "elapsed", "seconds"})
 
 
-def expected_keys(games: int) -> set[tuple[str, int]]:
-    """Every (match, game) of a two-entrant run of ``games`` games per seating."""
-    return {(m.key, i) for m in round_robin(2, games) for i in range(games)}
+def expected_keys(games: int, sampled: tuple[int, int] | None = None) -> set[tuple[str, int]]:
+    """Every (match, game) of a two-entrant run of ``games`` games per seating, or with
+    ``sampled`` (entrants, matches), of such a sampled run."""
+    if sampled is None:
+        schedule = round_robin(2, games)
+    else:
+        schedule = choose_schedule(sampled[0], "sampled", sampled[1]).build(sampled[0], games)
+    return {(m.key, i) for m in schedule for i in range(games)}
 
 
 def run_command(
@@ -91,12 +96,12 @@ class Coordinator:
         self.proc.wait()
 
 
-def assert_complete(db: Path, games: int) -> None:
+def assert_complete(db: Path, games: int, sampled: tuple[int, int] | None = None) -> None:
     """Every scheduled game stored exactly once, the run finished, the file sound."""
     keys = stored_keys(db)
-    assert set(keys) == expected_keys(games)
+    assert set(keys) == expected_keys(games, sampled)
     assert all(n == 1 for n in keys.values()), {k: n for k, n in keys.items() if n != 1}
-    assert stored_game_count(db) == len(expected_keys(games))
+    assert stored_game_count(db) == len(expected_keys(games, sampled))
     assert run_statuses(db)[-1] == "finished"
     assert integrity_check(db) == ["ok"]
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from bots.helpers import wait_until_none
-from tournament.helpers import stored_game_count, stored_keys
+from tournament.helpers import sample_path, stored_game_count, stored_keys
 
 from .conftest import match_logs, processes_naming, start_local_cluster
-from .helpers import Coordinator, arena_run, assert_complete, run_command, shown
+from .helpers import ENTRANTS, Coordinator, arena_run, assert_complete, run_command, shown
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -20,10 +20,19 @@ GAMES = 3  # games per match: long enough for a kill to land mid-match
 TOTAL = 6 * GAMES
 
 
+# Enough matches that the late worker, which takes seconds to start, still finds work.
+LATE_RUN = ("--schedule", "sampled", "--matches", "18")
+LATE_ENTRANTS = (*ENTRANTS, str(sample_path("random")))
+LATE_TOTAL = 18 * GAMES
+
+
 def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path) -> None:
     cluster = start_local_cluster(tmp_path / "cluster", workers=2)
     db = tmp_path / "arena.db"
-    arena = Coordinator(tmp_path, run_command(db, GAMES, "--cluster", cluster.address), "run")
+    command = run_command(
+        db, GAMES, *LATE_RUN, "--cluster", cluster.address, entrants=LATE_ENTRANTS
+    )
+    arena = Coordinator(tmp_path, command, "run")
     try:
         doomed = cluster.workers[0]
         arena.wait_until(lambda: bool(match_logs(doomed)), f"a match on {doomed.name}")
@@ -43,11 +52,11 @@ def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path
         arena.ensure_dead()
         cluster.stop()
     assert code == 0, arena.output() + cluster.logs()
-    assert stored_before < TOTAL, "the run ended before the kill: nothing was tested"
+    assert stored_before < LATE_TOTAL, "the run ended before the kill: nothing was tested"
     assert cut_short, "no match of the killed worker was under way: nothing was tested"
     assert not orphans, f"bots of the killed worker still run: {orphans}"
-    assert_complete(db, GAMES)
-    assert f"{TOTAL} games played, 0 already stored" in arena.out.read_text()
+    assert_complete(db, GAMES, sampled=(3, 18))
+    assert f"{LATE_TOTAL} games played, 0 already stored" in arena.out.read_text()
     assert match_logs(late), f"the late worker got no match\n{cluster.logs()}"
 
 
