@@ -53,13 +53,16 @@ def chromium_binary() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: while the sync driver runs, its event loop is the running
+# loop of the test thread, so every later test that calls asyncio.run (a referee, a run in
+# this process) would fail with "cannot be called from a running event loop".
+@pytest.fixture(scope="module")
 def playwright_driver() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_driver: Playwright) -> Iterator[Browser]:
     binary = chromium_binary()
     if binary is None:
