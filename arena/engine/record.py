@@ -221,6 +221,27 @@ def recorded_notes(record: Record) -> list[DecisionNote] | None:
     return [_note_of(entry) for deal in record["deals"] for entry in deal["decisions"]]
 
 
+def without_times(record: Record) -> Record:
+    """The record without its decisions' times: what the same deals and the same decisions
+    make of a game wherever and however fast it is played (duplicate play, a resumed run,
+    a cluster), so two such records compare equal."""
+    return {
+        **record,
+        "deals": [
+            {
+                **deal,
+                "decisions": [
+                    {k: v for k, v in entry.items() if k != "seconds"}
+                    for entry in deal["decisions"]
+                ],
+            }
+            if "decisions" in deal
+            else deal
+            for deal in record["deals"]
+        ],
+    }
+
+
 def dumps(record: Record) -> str:
     return json.dumps(record, separators=(",", ":"))
 

@@ -21,12 +21,12 @@ from tournament.helpers import (
     stored_keys,
 )
 
+from arena.engine.record import without_times
 from arena.tournament.results import ResultsStore
 from arena.tournament.schedule import choose_schedule, round_robin
 
 # Deterministic players: the same deals give the same games wherever they are played.
 ENTRANTS = (str(sample_path("greedy")), str(sample_path("lowest")))
-TIMING_FIELDS = frozenset({"duration_s", "started_at", "finished_at", "elapsed", "seconds"})
 
 
 def expected_keys(games: int, sampled: tuple[int, int] | None = None) -> set[tuple[str, int]]:
@@ -120,7 +120,7 @@ def stored_games(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
                     "deals": game.deals,
                     "points_won": game.points_won,
                     "faults": [(f.seat, f.kind) for f in game.faults],
-                    "record": _without_timing(store.game_record(game_id)),
+                    "record": without_times(store.game_record(game_id)),
                 }
     return found
 
@@ -131,11 +131,3 @@ def _run_ids(db: Path) -> list[str]:
         return [str(row[0]) for row in conn.execute("SELECT id FROM runs")]
     finally:
         conn.close()
-
-
-def _without_timing(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_timing(v) for k, v in value.items() if k not in TIMING_FIELDS}
-    if isinstance(value, list):
-        return [_without_timing(v) for v in value]
-    return value

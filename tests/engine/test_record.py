@@ -23,7 +23,7 @@ from arena.engine import (
 )
 from arena.engine.game import Phase
 from arena.engine.randomplay import random_action
-from arena.engine.record import DecisionNote, Fallback, recorded_notes
+from arena.engine.record import DecisionNote, Fallback, recorded_notes, without_times
 
 from .helpers import SWEEP_HANDS, check_record, eager_action
 
@@ -470,3 +470,18 @@ def test_R4_R5_R7_decisions_are_who_the_engine_asked_at_every_point(seed: int, s
     assert [(d["seat"], d["kind"]) for d in flat] == asked
     assert recorded_notes(record) == notes
     assert to_record(replay(loads(dumps(record))), None, notes) == record
+
+
+def test_without_times_keeps_the_game_and_drops_only_the_clock() -> None:
+    """Two plays of the same game that differ only in how long the bots took compare equal
+    once their times are dropped; fallbacks, which change the game, still count."""
+    game, notes = noted_game(13)
+    slower = [DecisionNote(note.seconds * 2 + 0.5, note.fallback) for note in notes]
+    fast, slow = to_record(game, None, notes), to_record(game, None, slower)
+    assert fast != slow
+    assert without_times(fast) == without_times(slow)
+    assert all("seconds" in d for deal in fast["deals"] for d in deal["decisions"])  # a copy
+    flat = [d for deal in without_times(fast)["deals"] for d in deal["decisions"]]
+    assert len(flat) == len(notes) and all(set(d) == {"seat", "kind", "fallback"} for d in flat)
+    unmarked = [DecisionNote(note.seconds, None) for note in notes]
+    assert without_times(to_record(game, None, unmarked)) != without_times(fast)

@@ -40,6 +40,7 @@ from arena.bots.samples import sample_bots_dir
 from arena.cli import app
 from arena.engine import GameKey
 from arena.engine.cards import DECK_SIZE
+from arena.engine.record import without_times
 from arena.tournament.play import read_record
 from arena.tournament.results import ResultsStore
 from arena.tournament.schedule import RunKey
@@ -239,7 +240,8 @@ def _records(db: Path) -> tuple[RunKey, dict[tuple[str, int], dict[str, Any]]]:
         finally:
             conn.close()
         for game_id, match_key, game_index in games:
-            found[(match_key, game_index)] = store.game_record(game_id)
+            # Decision times differ from run to run: the games themselves must not.
+            found[(match_key, game_index)] = without_times(store.game_record(game_id))
         return RunKey(store.deal_key(run_id)), found
 
 

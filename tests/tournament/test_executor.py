@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from arena.engine import GameKey
-from arena.engine.record import first_difference
+from arena.engine.record import first_difference, without_times
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
 from arena.tournament.executor import (
@@ -75,18 +75,6 @@ def test_the_tables_are_shared_out_within_one_of_each_other() -> None:
     assert LocalProcessExecutor(tables=2, processes=4).processes == 2  # no idle process
 
 
-# What a record notes of the clock (decision times): the rest is the game itself.
-TIMING_FIELDS = frozenset({"duration_s", "started_at", "finished_at", "elapsed", "seconds"})
-
-
-def _without_timing(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_timing(v) for k, v in value.items() if k not in TIMING_FIELDS}
-    if isinstance(value, list):
-        return [_without_timing(v) for v in value]
-    return value
-
-
 def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
     with ResultsStore.open(db) as store:
         (run,) = runs(store)
@@ -95,7 +83,7 @@ def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
             game = find_game(store, game_id)
             assert game is not None
             record = store.game_record(game_id)
-            found[(game.match_key, game.game_index)] = _without_timing(record)
+            found[(game.match_key, game.game_index)] = without_times(record)
         return found
 
 

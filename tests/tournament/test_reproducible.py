@@ -9,23 +9,11 @@ from typing import Any
 
 import pytest
 
-from arena.engine.record import first_difference
+from arena.engine.record import first_difference, without_times
 from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
 
 from .helpers import find_game, game_ids, sample
-
-# Nothing in a game record depends on the clock today; if timing fields are ever added to
-# records, they belong here.
-TIMING_FIELDS = frozenset({"duration_s", "started_at", "finished_at", "elapsed", "seconds"})
-
-
-def _without_timing(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_timing(v) for k, v in value.items() if k not in TIMING_FIELDS}
-    if isinstance(value, list):
-        return [_without_timing(v) for v in value]
-    return value
 
 
 def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
@@ -38,7 +26,7 @@ def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
                 "winner": game.winner,
                 "scores": game.scores,
                 "deals": game.deals,
-                "record": _without_timing(store.game_record(game_id)),
+                "record": without_times(store.game_record(game_id)),
                 "points_won": list(game.points_won),
                 "bids": [(s.bids_made, s.bids_won) for s in game.seats],
             }
