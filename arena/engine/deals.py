@@ -34,10 +34,14 @@ _WORDS_PER_BLOCK: Final = 8  # one SHA-256 output
 # A shuffle draws 52 times, in [0, 53) down to [0, 2); a draw refuses a word (see _below)
 # with a chance below 2**-26, so 52 words (7 blocks) nearly always do.
 _DRAW_SIZES: Final = tuple(range(DECK_SIZE, 1, -1))
-_DRAW_LIMITS: Final = tuple(_WORD - _WORD % size for size in _DRAW_SIZES)
+_LOWEST_DRAW_LIMIT: Final = min(_WORD - _WORD % size for size in _DRAW_SIZES)
+_SWAP_POSITIONS: Final = range(DECK_SIZE - 1, 0, -1)
 _DEAL_BLOCKS: Final = -(-len(_DRAW_SIZES) // _WORDS_PER_BLOCK)
 _DEAL_WORDS_FORMAT: Final = f">{_WORDS_PER_BLOCK * _DEAL_BLOCKS}I"
+_BLOCK_COUNTERS: Final = tuple(counter.to_bytes(8, "big") for counter in range(_DEAL_BLOCKS))
+_SHA256_BLOCK: Final = 64  # bytes: HMAC pads its key to this
 _BITS: Final = tuple(1 << index for index in range(DECK_SIZE))  # a hand's mask is their sum
+_INDEX_OF_BIT: Final = {bit: index for index, bit in enumerate(_BITS)}
 # Domain labels: each is followed by fixed-width integers, and no label is a prefix of
 # another, so no two draws of one key ever hash the same message.
 _DEAL_LABEL: Final = b"schmier-arena/deal:"
@@ -105,24 +109,28 @@ class GameKey(SecretKey):
         """
         if number < 1:
             raise ValueError(f"R3.1a: deals are numbered from 1, not {number}")
-        label = _DEAL_LABEL + number.to_bytes(8, "big")
         # Fisher–Yates: draw j in [0, i] for i = 52 … 1, as _below draws from _words. This
         # runs at every deal, so the blocks are made at once and, as nearly always, when
-        # _below would take the first word for every draw, the draws are made in one pass.
-        words = _deal_words(self.secret, number)[: DECK_SIZE - 1]
-        if all(map(int.__lt__, words, _DRAW_LIMITS)):
-            draws: list[int] = list(map(int.__mod__, words, _DRAW_SIZES))
-        else:
-            stream = _words(self.secret, label)
-            draws = [_below(stream, size) for size in _DRAW_SIZES]
-        deck = list(range(DECK_SIZE))
-        for i, j in zip(range(DECK_SIZE - 1, 0, -1), draws, strict=True):
+        # _below would take the first word for every draw (no word is as high as the
+        # lowest of the rejection limits), the draws are made in the swap loop itself.
+        words = _deal_words(self.secret, number)
+        if max(words[: DECK_SIZE - 1]) >= _LOWEST_DRAW_LIMIT:
+            stream = _words(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
+            words = tuple(_below(stream, size) for size in _DRAW_SIZES)
+        # The deck holds the cards' bits, so that a hand's mask is the sum of its slice.
+        deck = list(_BITS)
+        for i, word in zip(_SWAP_POSITIONS, words, strict=False):  # 4 words to spare
+            j = word % (i + 1)  # a draw from _below is below i + 1 already
             deck[i], deck[j] = deck[j], deck[i]
         hands = [
-            sum(map(_BITS.__getitem__, deck[_HAND_SIZE * seat : _HAND_SIZE * (seat + 1)]))
-            for seat in range(_SEATS)
+            sum(deck[0:6]),
+            sum(deck[6:12]),
+            sum(deck[12:18]),
+            sum(deck[18:24]),
+            sum(deck[24:30]),
+            sum(deck[30:36]),
         ]
-        return hands, deck[_HAND_SIZE * _SEATS :]
+        return hands, list(map(_INDEX_OF_BIT.__getitem__, deck[_HAND_SIZE * _SEATS :]))
 
 
 def check_secret(secret: object, what: str) -> None:
@@ -139,22 +147,33 @@ def _words(secret: bytes, label: bytes) -> Iterator[int]:
 
 
 @functools.lru_cache(maxsize=64)
-def _deal_mac(secret: bytes) -> hmac.HMAC:
-    """HMAC-SHA256 under ``secret`` having taken in the deal label: every block of every
-    deal of a key starts with it, and copying it costs far less than keying anew."""
-    return hmac.new(secret, _DEAL_LABEL, "sha256")
+def _deal_pads(secret: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
+    """HMAC-SHA256 under ``secret`` taken apart (RFC 2104): the inner hash having taken in
+    the key's inner pad and the deal label, and the outer hash its outer pad. Every block
+    of every deal of a key starts from these two states, and copying a hashlib state
+    costs far less than ``hmac`` keying, copying and finishing its pair of them."""
+    key = hashlib.sha256(secret).digest() if len(secret) > _SHA256_BLOCK else secret
+    key = key.ljust(_SHA256_BLOCK, b"\0")
+    inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in key) + _DEAL_LABEL)
+    outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in key))
+    return inner, outer
 
 
 def _deal_words(secret: bytes, number: int) -> tuple[int, ...]:
-    """The first ``_DEAL_BLOCKS`` blocks of words of ``_words(secret, deal label)``."""
-    mac = _deal_mac(secret).copy()
-    mac.update(number.to_bytes(8, "big"))
-    blocks = []
-    for counter in range(_DEAL_BLOCKS):
-        block = mac.copy()
-        block.update(counter.to_bytes(8, "big"))
-        blocks.append(block.digest())
-    return struct.unpack(_DEAL_WORDS_FORMAT, b"".join(blocks))
+    """The first ``_DEAL_BLOCKS`` blocks of words of ``_words(secret, deal label)``:
+    HMAC(key, m) = H(outer pad ‖ H(inner pad ‖ m)), with m the label, deal number and
+    block counter (``test_deals`` checks them against ``hmac.digest``)."""
+    inner_pad, outer_pad = _deal_pads(secret)
+    inner_deal = inner_pad.copy()
+    inner_deal.update(number.to_bytes(8, "big"))
+    blocks = b""
+    for counter in _BLOCK_COUNTERS:
+        inner = inner_deal.copy()
+        inner.update(counter)
+        outer = outer_pad.copy()
+        outer.update(inner.digest())
+        blocks += outer.digest()
+    return struct.unpack(_DEAL_WORDS_FORMAT, blocks)
 
 
 def _below(words: Iterator[int], n: int) -> int:

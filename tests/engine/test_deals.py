@@ -8,10 +8,10 @@ import struct
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from arena.engine import Game, GameKey
+from arena.engine import Game, GameKey, deals
 from arena.engine.cards import DECK_SIZE, FULL_DECK_MASK
 from arena.engine.deals import KEY_BYTES
 
@@ -66,11 +66,13 @@ def test_R1_3_the_first_dealer_is_drawn_from_the_key() -> None:
     assert Game(GameKey.from_seed(9)).first_dealer == GameKey.from_seed(9).first_dealer()
 
 
-def test_R3_1a_the_deal_is_the_documented_function_of_the_key() -> None:
+@given(secret=st.binary(min_size=16, max_size=100), number=st.integers(1, 2**40))
+@example(secret=bytes(range(KEY_BYTES)), number=3)
+def test_R3_1a_the_deal_is_the_documented_function_of_the_key(secret: bytes, number: int) -> None:
     """The derivation written out independently: HMAC-SHA256(key, label ‖ deal ‖ counter),
     32-bit big-endian words, rejection sampling, Fisher–Yates from the top of the deck.
-    Pinning it keeps every stored run's deals reproducible from its key."""
-    secret = bytes(range(KEY_BYTES))
+    Pinning it keeps every stored run's deals reproducible from its key (keys longer than
+    SHA-256's 64-byte block included, which HMAC hashes first)."""
     words: list[int] = []
     counter = 0
 
@@ -78,7 +80,7 @@ def test_R3_1a_the_deal_is_the_documented_function_of_the_key() -> None:
         nonlocal counter
         while True:
             if not words:
-                label = b"schmier-arena/deal:" + (3).to_bytes(8, "big")
+                label = b"schmier-arena/deal:" + number.to_bytes(8, "big")
                 block = hmac.new(secret, label + counter.to_bytes(8, "big"), "sha256").digest()
                 words.extend(reversed(struct.unpack(">8I", block)))
                 counter += 1
@@ -90,11 +92,26 @@ def test_R3_1a_the_deal_is_the_documented_function_of_the_key() -> None:
     for i in range(DECK_SIZE - 1, 0, -1):
         j = below(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
-    hands, stock = GameKey(secret).deal(3)
+    hands, stock = GameKey(secret).deal(number)
     assert stock == deck[36:]
     assert [sorted(i for i in range(DECK_SIZE) if m >> i & 1) for m in hands] == [
         sorted(deck[6 * s : 6 * s + 6]) for s in range(6)
     ]
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(secret=SECRETS, number=DEALS)
+def test_R3_1a_the_rejecting_path_deals_as_the_one_pass_path(
+    secret: bytes, number: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word at or above a draw's rejection limit comes once in tens of millions of draws,
+    so ``deal`` checks for one at once and only then draws word by word. With the check
+    made to fail always, the word-by-word path must deal the very same cards."""
+    key = GameKey(secret)
+    one_pass = key.deal(number)
+    with monkeypatch.context() as patch:
+        patch.setattr(deals, "_LOWEST_DRAW_LIMIT", 0)
+        assert key.deal(number) == one_pass
 
 
 def test_each_card_goes_to_each_seat_about_equally_often() -> None:
