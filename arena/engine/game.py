@@ -294,7 +294,8 @@ class Game:
         self._best_power = 0  # the power and seat of the card winning the trick so far
         self._best_seat = 0
         self._leads: tuple[tuple[int, int, tuple[int, ...]], ...] = ()  # LEADS[trump]
-        self._discard_rule: tuple[int, DiscardRule] | None = None  # (decision, its rule)
+        # (decision, discard_masks() at it): apply() asks again what the player asked
+        self._discard_masks: tuple[int, tuple[int, int, int, int]] = (-1, (0, 0, 0, 0))
         self._won = [0, 0, 0]  # masks of cards in tricks won, per team
         self._ace_seat = -1
         self._two_seat = -1
@@ -413,16 +414,30 @@ class Game:
 
     def discard_rule(self) -> DiscardRule:
         """R5.2 for a non-dealer; R5.3-R5.4 for the dealer (after the pick-up)."""
+        must, may, min_count, max_count = self.discard_masks()
+        seat = self.to_act
+        dealer = seat == self.dealer
+        return DiscardRule(
+            seat,
+            CardSet(self.hands[seat]),
+            CardSet(may),
+            CardSet(must) if must else _NO_CARDS,
+            min_count,
+            max_count,
+            dealer,
+            "R5.4" if dealer else "R5.2",
+        )
+
+    def discard_masks(self) -> tuple[int, int, int, int]:
+        """``discard_rule()`` as plain values, ``(must, may, min_count, max_count)`` with
+        the card sets as masks: a discard D is legal exactly when ``must ⊆ D ⊆ may`` and
+        ``min_count <= |D| <= max_count``. For search and the random player, which need
+        no ``DiscardRule`` object at every discard; ``apply`` checks by the same values."""
         if self.phase is not _DISCARD_PHASE:
             raise IllegalActionError(_PHASE_RULE[self.phase], "nobody is discarding now")
-        cached = self._discard_rule
-        if cached is not None and cached[0] == self.decisions:
-            return cached[1]  # legal() made it for this decision, and apply() checks by it
-        rule = self._make_discard_rule()
-        self._discard_rule = (self.decisions, rule)
-        return rule
-
-    def _make_discard_rule(self) -> DiscardRule:
+        cached = self._discard_masks
+        if cached[0] == self.decisions:
+            return cached[1]  # asked again at the same decision (by apply, say)
         assert self.trump is not None
         seat = self.to_act
         hand = self.hands[seat]
@@ -430,27 +445,18 @@ class Game:
         non_trumps = hand & ~trumps
         if seat != self.dealer:
             # R5.2: 0 to 3 cards, never a trump.
-            return DiscardRule(
-                seat,
-                CardSet(hand),
-                CardSet(non_trumps),
-                _NO_CARDS,
-                0,
-                min(MAX_NON_DEALER_DISCARD, non_trumps.bit_count()),
-                False,
-                "R5.2",
-            )
-        excess = hand.bit_count() - HAND_SIZE
-        if trumps.bit_count() <= HAND_SIZE:
-            # R5.4: with at most 6 trumps, every trump is kept.
-            return DiscardRule(
-                seat, CardSet(hand), CardSet(non_trumps), _NO_CARDS, excess, excess, True, "R5.4"
-            )
-        # R5.4: keep six trumps (so every non-trump goes), never the protected five.
-        may = non_trumps | (trumps & ~PROTECTED_TRUMP_MASKS[self.trump])
-        return DiscardRule(
-            seat, CardSet(hand), CardSet(may), CardSet(non_trumps), excess, excess, True, "R5.4"
-        )
+            masks = (0, non_trumps, 0, min(MAX_NON_DEALER_DISCARD, non_trumps.bit_count()))
+        else:
+            excess = hand.bit_count() - HAND_SIZE
+            if trumps.bit_count() <= HAND_SIZE:
+                # R5.4: with at most 6 trumps, every trump is kept.
+                masks = (0, non_trumps, excess, excess)
+            else:
+                # R5.4: keep six trumps (so every non-trump goes), never the protected five.
+                may = non_trumps | (trumps & ~PROTECTED_TRUMP_MASKS[self.trump])
+                masks = (non_trumps, may, excess, excess)
+        self._discard_masks = (self.decisions, masks)
+        return masks
 
     # --- the one door -----------------------------------------------------------------
 
@@ -585,17 +591,13 @@ class Game:
     def _discard(self, cards: CardSet) -> None:
         if not isinstance(cards, CardSet):
             raise MalformedActionError(f"a discard is a set of cards, not {cards!r}")
-        rule = self.discard_rule()
+        must, may, min_count, max_count = self.discard_masks()
         mask = cards.mask
         count = mask.bit_count()
-        # rule.check's conditions on masks (rule.may lies within the hand): it runs only to
-        # say which rule a discard breaks.
-        if (
-            mask & ~rule.may.mask
-            or rule.must.mask & ~mask
-            or not rule.min_count <= count <= rule.max_count
-        ):
-            rule.check(cards)
+        # DiscardRule.check's conditions on masks (may lies within the hand): the rule is
+        # made only to say which rule a discard breaks.
+        if mask & ~may or must & ~mask or not min_count <= count <= max_count:
+            self.discard_rule().check(cards)
         seat = self.to_act
         deal = self.deals[-1]
         if seat != self.dealer:

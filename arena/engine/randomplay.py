@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from arena.engine.actions import PASS, Action, DecisionKind, Discard
-from arena.engine.cards import CardSet, cards_of_mask
-from arena.engine.game import Game
+from arena.engine.actions import PASS, PLAYS, Action, DecisionKind, Discard
+from arena.engine.cards import CardSet
+from arena.engine.game import Game, Phase
 from arena.engine.legal import DiscardRule, Legal
 
 BID_PROBABILITY = 0.15
@@ -19,18 +19,41 @@ BID_PROBABILITY = 0.15
 _PLAY: Final = DecisionKind.PLAY
 _BID: Final = DecisionKind.BID
 _DISCARD: Final = DecisionKind.DISCARD
+_PLAY_PHASE: Final = Phase.PLAY
+_DISCARD_PHASE: Final = Phase.DISCARD
 
 
 def random_discard(rule: DiscardRule, rng: random.Random) -> Discard:
     """A uniformly sized legal discard built from the rule's description (R5.2-R5.4)."""
-    count = rule.min_count + uniform_below(rule.max_count - rule.min_count + 1, rng)  # randint
-    must = rule.must.mask
-    chosen = must
-    more = count - must.bit_count()
-    if more:  # rng.sample draws nothing for none
-        for card in rng.sample(cards_of_mask(rule.may.mask & ~must), more):
-            chosen |= 1 << card.index
+    chosen = random_discard_mask(rule.must.mask, rule.may.mask, rule.min_count, rule.max_count, rng)
     return Discard(CardSet(chosen))
+
+
+def random_discard_mask(
+    must: int, may: int, min_count: int, max_count: int, rng: random.Random
+) -> int:
+    """``random_discard`` of a rule given as ``Game.discard_masks()`` gives it: a count
+    as ``rng.randint(min_count, max_count)`` draws it, then ``must`` and as many more of
+    ``may`` as ``rng.sample`` picks, written out with the very same draws (``sample``'s
+    pool method, which it takes for every population this small)."""
+    count = min_count + uniform_below(max_count - min_count + 1, rng)
+    more = count - must.bit_count()
+    if not more:  # rng.sample draws nothing for none
+        return must
+    pool = []
+    spare = may & ~must
+    while spare:  # the cards in index order, as cards_of_mask lists them
+        low = spare & -spare
+        pool.append(low)
+        spare ^= low
+    chosen = must
+    last = len(pool) - 1
+    for _ in range(more):
+        j = uniform_below(last + 1, rng)
+        chosen |= pool[j]
+        pool[j] = pool[last]
+        last -= 1
+    return chosen
 
 
 def uniform_below(count: int, rng: random.Random) -> int:
@@ -67,12 +90,30 @@ def random_legal_action(legal: Legal, rng: random.Random) -> Action:
 
 
 def random_action(game: Game, rng: random.Random) -> Action:
+    """``random_legal_action(game.legal(), rng)``, the same draws and the same action,
+    made for plays and discards from the game's masks (``legal_play_mask``,
+    ``discard_masks``), as search does, without a ``Legal`` value: the benchmark's and
+    the tests' hot path."""
+    phase = game.phase
+    if phase is _PLAY_PHASE:
+        mask = game.legal_play_mask()
+        # rng.choice of the plays, lowest card index first, as uniform_below draws.
+        count = mask.bit_count()
+        width = count.bit_length()
+        drawn = rng.getrandbits(width)
+        while drawn >= count:
+            drawn = rng.getrandbits(width)
+        for _ in range(drawn):
+            mask &= mask - 1  # the lowest cards go, up to the drawn one
+        return PLAYS[(mask & -mask).bit_length() - 1]
+    if phase is _DISCARD_PHASE:
+        return Discard(CardSet(random_discard_mask(*game.discard_masks(), rng)))
     return random_legal_action(game.legal(), rng)
 
 
 def play_random_game(seed: int, rng: random.Random, draw_limit: int = 200) -> Game:
     game = Game(seed=seed, draw_limit=draw_limit)
-    apply, legal = game.apply, game.legal
+    apply = game.apply
     while not game.is_over:
-        apply(random_legal_action(legal(), rng))
+        apply(random_action(game, rng))
     return game

@@ -23,7 +23,7 @@ from arena.engine import (
     Legal,
     Play,
 )
-from arena.engine.randomplay import random_action
+from arena.engine.randomplay import random_action, random_legal_action
 
 from .helpers import fill_hands, to_play
 
@@ -113,7 +113,35 @@ def test_R5_2_R5_4_a_discard_is_described_not_listed(seed: int) -> None:
             assert len(legal) == len(accepted) > 0
             assert all((Discard(cards) in legal) == rule.is_legal(cards) for cards in subsets)
         assert legal.example() == Discard(rule.example()) and legal.example() in legal
+        # The same rule as plain values, which apply() checks by and search reads.
+        assert game.discard_masks() == (
+            rule.must.mask,
+            rule.may.mask,
+            rule.min_count,
+            rule.max_count,
+        )
         game.apply(legal.example())
+
+
+@settings(max_examples=40, deadline=None)
+@given(game_seed=st.integers(0, 2**32), player_seed=st.integers(0, 2**32))
+def test_the_random_player_on_masks_acts_as_on_legal_values(
+    game_seed: int, player_seed: int
+) -> None:
+    """``random_action`` reads the game's masks for plays and discards; at every decision
+    of a deal it must take the very action ``random_legal_action(game.legal(), rng)``
+    takes, with the very same draws (the golden records rely on them)."""
+    game = Game(seed=game_seed, draw_limit=3)
+    rng = random.Random(player_seed)
+    while not game.is_over:
+        state = rng.getstate()
+        on_masks = random_action(game, rng)
+        after = rng.getstate()
+        rng.setstate(state)
+        assert random_legal_action(game.legal(), rng) == on_masks
+        assert rng.getstate() == after
+        assert on_masks in game.legal()
+        game.apply(on_masks)
 
 
 def test_legal_values_compare_by_content() -> None:
