@@ -18,6 +18,7 @@ import functools
 import hashlib
 import hmac
 import itertools
+import operator
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,7 +36,6 @@ _WORDS_PER_BLOCK: Final = 8  # one SHA-256 output
 # with a chance below 2**-26, so 52 words (7 blocks) nearly always do.
 _DRAW_SIZES: Final = tuple(range(DECK_SIZE, 1, -1))
 _LOWEST_DRAW_LIMIT: Final = min(_WORD - _WORD % size for size in _DRAW_SIZES)
-_SWAP_POSITIONS: Final = range(DECK_SIZE - 1, 0, -1)
 _DEAL_BLOCKS: Final = -(-len(_DRAW_SIZES) // _WORDS_PER_BLOCK)
 _DEAL_WORDS_FORMAT: Final = f">{_WORDS_PER_BLOCK * _DEAL_BLOCKS}I"
 _BLOCK_COUNTERS: Final = tuple(counter.to_bytes(8, "big") for counter in range(_DEAL_BLOCKS))
@@ -114,14 +114,17 @@ class GameKey(SecretKey):
         # _below would take the first word for every draw (no word is as high as the
         # lowest of the rejection limits), the draws are made in the swap loop itself.
         words = _deal_words(self.secret, number)
-        if max(words[: DECK_SIZE - 1]) >= _LOWEST_DRAW_LIMIT:
+        if max(words) >= _LOWEST_DRAW_LIMIT:  # the 4 spare words too: rarer still
             stream = _words(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
-            words = tuple(_below(stream, size) for size in _DRAW_SIZES)
+            draws = [_below(stream, size) for size in _DRAW_SIZES]
+        else:
+            draws = list(map(operator.mod, words, _DRAW_SIZES))  # 52 of the 56
         # The deck holds the cards' bits, so that a hand's mask is the sum of its slice.
         deck = list(_BITS)
-        for i, word in zip(_SWAP_POSITIONS, words, strict=False):  # 4 words to spare
-            j = word % (i + 1)  # a draw from _below is below i + 1 already
+        i = DECK_SIZE - 1
+        for j in draws:
             deck[i], deck[j] = deck[j], deck[i]
+            i -= 1
         hands = [
             sum(deck[0:6]),
             sum(deck[6:12]),

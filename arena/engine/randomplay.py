@@ -21,6 +21,7 @@ _BID: Final = DecisionKind.BID
 _DISCARD: Final = DecisionKind.DISCARD
 _PLAY_PHASE: Final = Phase.PLAY
 _DISCARD_PHASE: Final = Phase.DISCARD
+_PLAY_OF_BIT: Final = {1 << play.card.index: play for play in PLAYS}
 
 
 def random_discard(rule: DiscardRule, rng: random.Random) -> Discard:
@@ -103,9 +104,10 @@ def random_action(game: Game, rng: random.Random) -> Action:
         drawn = rng.getrandbits(width)
         while drawn >= count:
             drawn = rng.getrandbits(width)
-        for _ in range(drawn):
-            mask &= mask - 1  # the lowest cards go, up to the drawn one
-        return PLAYS[(mask & -mask).bit_length() - 1]
+        while drawn:  # the lowest cards go, up to the drawn one (often the first)
+            mask &= mask - 1
+            drawn -= 1
+        return _PLAY_OF_BIT[mask & -mask]
     if phase is _DISCARD_PHASE:
         return Discard(CardSet(random_discard_mask(*game.discard_masks(), rng)))
     return random_legal_action(game.legal(), rng)
