@@ -386,13 +386,11 @@ def _rank_mask(rank: int) -> int:
 
 
 # R2.6 by ranks: a total is counted with five bit counts rather than card by card.
-_VALUED_RANKS: Final = (
-    (_rank_mask(ACE), 4),
-    (_rank_mask(KING), 3),
-    (_rank_mask(QUEEN), 2),
-    (_rank_mask(JACK) | JOKER.bit, 1),
-    (_rank_mask(TEN), 10),
-)
+_ACES: Final = _rank_mask(ACE)  # 4 each
+_KINGS: Final = _rank_mask(KING)  # 3
+_QUEENS: Final = _rank_mask(QUEEN)  # 2
+_JACKS_AND_JOKER: Final = _rank_mask(JACK) | JOKER.bit  # 1
+_TENS: Final = _rank_mask(TEN)  # 10
 
 
 def game_value(mask: int) -> int:
@@ -401,4 +399,10 @@ def game_value(mask: int) -> int:
     >>> game_value(CardSet.parse("AH TS JK 2C").mask)
     15
     """
-    return sum((mask & cards).bit_count() * value for cards, value in _VALUED_RANKS)
+    return (
+        (mask & _ACES).bit_count() * 4
+        + (mask & _KINGS).bit_count() * 3
+        + (mask & _QUEENS).bit_count() * 2
+        + (mask & _JACKS_AND_JOKER).bit_count()
+        + (mask & _TENS).bit_count() * 10
+    )

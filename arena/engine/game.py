@@ -122,6 +122,7 @@ _OVER_PHASE: Final = Phase.OVER
 _PLAY_CHOICES: Final = PLAY_CHOICES
 _BAUER_BITS: Final = tuple((right_bauer(trump).bit, left_bauer(trump).bit) for trump in Suit)
 _JOKER_BIT: Final = JOKER.bit
+_SEAT_NUMBERS: Final = range(6)  # R1.1
 
 _PHASE_RULE: Final = {
     Phase.BIDDING: "R4.2",
@@ -214,9 +215,9 @@ def winner_after_deal(scores: tuple[int, int, int], bidding_team: int) -> int | 
     >>> winner_after_deal((22, 22, 5), bidding_team=2) is None  # R9.3: nobody yet
     True
     """
+    if max(scores) < TARGET_SCORE:
+        return None  # as after most deals
     over = [t for t in range(TEAMS) if scores[t] >= TARGET_SCORE]
-    if not over:
-        return None
     top = max(scores[t] for t in over)
     leaders = [t for t in over if scores[t] == top]
     if len(leaders) == 1:
@@ -541,8 +542,7 @@ class Game:
         self._trick = []
         self._trick_mask = 0
         self.events.append(DealStarted(number, self.dealer))
-        for seat in range(SEATS):
-            self.events.append(HandDealt(seat, CardSet(hands[seat])))
+        self.events.extend(map(HandDealt, _SEAT_NUMBERS, map(CardSet, hands)))
 
     def _bid(self, amount: int) -> None:
         seat = self.to_act
@@ -667,21 +667,20 @@ class Game:
         """R6 points, R8 scoring, then R9's end-of-game test."""
         assert self.trump is not None and self.bidder is not None
         deal = self.deals[-1]
-        won = self._won
-
-        def capturer(bit: int) -> int:
-            return 0 if won[0] & bit else 1 if won[1] & bit else 2
-
+        first, second, third = self._won  # the cards each team took in tricks
         right, left = _BAUER_BITS[self.trump]
-        totals = (game_value(won[0]), game_value(won[1]), game_value(won[2]))
+        totals = (game_value(first), game_value(second), game_value(third))
         best = max(totals)
         game_team = totals.index(best) if totals.count(best) == 1 else None  # R6.2
+        # R6.1: a category goes to the team that took its card in a trick (R5.5: these
+        # five are always played, so a card neither of the first two teams took the
+        # third did).
         categories: dict[str, int | None] = {
-            "high": team_of(self._ace_seat),  # R6.1 (R5.5: always in a hand)
-            "low": team_of(self._two_seat),
-            "right": capturer(right),
-            "left": capturer(left),
-            "joker": capturer(_JOKER_BIT),
+            "high": self._ace_seat % TEAMS,  # R1.2: the team of the seat
+            "low": self._two_seat % TEAMS,
+            "right": 0 if first & right else 1 if second & right else 2,
+            "left": 0 if first & left else 1 if second & left else 2,
+            "joker": 0 if first & _JOKER_BIT else 1 if second & _JOKER_BIT else 2,
             "game": game_team,
         }
         points = [0, 0, 0]
