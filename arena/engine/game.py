@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final
+from typing import Final, NamedTuple
 
 from arena.engine.actions import (
     MAX_BID,
@@ -123,6 +123,7 @@ _PLAY_CHOICES: Final = PLAY_CHOICES
 _BAUER_BITS: Final = tuple((right_bauer(trump).bit, left_bauer(trump).bit) for trump in Suit)
 _JOKER_BIT: Final = JOKER.bit
 _SEAT_NUMBERS: Final = range(6)  # R1.1
+_ACE_TWO_BITS: Final = tuple((card_of(trump, ACE).bit, card_of(trump, TWO).bit) for trump in Suit)
 
 _PHASE_RULE: Final = {
     Phase.BIDDING: "R4.2",
@@ -133,8 +134,9 @@ _PHASE_RULE: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
+    """A completed trick (R7.3). A named tuple, as events are: one is made per trick."""
+
     leader: int
     cards: tuple[Card, ...]  # in the order played, from the leader
     winner: int
@@ -239,6 +241,44 @@ class Game:
     >>> game.phase, game.to_act == left_of(game.dealer)
     (<Phase.BIDDING: 'bidding'>, True)
     """
+
+    # Slots: a game has more attributes than CPython 3.11 keeps in an instance's shared
+    # key table (30), past which every attribute read and write of apply() and legal()
+    # goes through a dictionary of its own.
+    __slots__ = (
+        "_ace_seat",
+        "_best_power",
+        "_best_seat",
+        "_discard_masks",
+        "_follow_mask",
+        "_leads",
+        "_led_suit",
+        "_trick",
+        "_trick_leader",
+        "_trick_mask",
+        "_two_seat",
+        "_win_power",
+        "_won",
+        "bidder",
+        "dealer",
+        "deals",
+        "decisions",
+        "draw_limit",
+        "events",
+        "first_dealer",
+        "hands",
+        "high_bid",
+        "is_arranged",
+        "is_over",
+        "key",
+        "outcome",
+        "phase",
+        "scores",
+        "start_scores",
+        "stock",
+        "to_act",
+        "trump",
+    )
 
     def __init__(
         self,
@@ -359,7 +399,8 @@ class Game:
         (0, 1)
         """
         clone = Game.__new__(Game)
-        clone.__dict__.update(self.__dict__)
+        for name in _GAME_SLOTS:
+            setattr(clone, name, getattr(self, name))
         clone.scores = list(self.scores)
         clone.events = list(self.events)
         clone.deals = self.deals[:-1]
@@ -600,24 +641,26 @@ class Game:
             self.discard_rule().check(cards)
         seat = self.to_act
         deal = self.deals[-1]
+        events = self.events
         if seat != self.dealer:
-            received = self.stock[:count]  # R5.2: at once, from the top of the stock
-            del self.stock[:count]
+            stock = self.stock
+            received = stock[:count]  # R5.2: at once, from the top of the stock
+            del stock[:count]
             got = 0
             for index in received:
                 got |= 1 << index
             self.hands[seat] = (self.hands[seat] & ~mask) | got
             deal.exchanges.append((seat, mask, received))
-            self.events.append(Exchanged(seat, count, count))
-            self.events.append(OwnExchange(seat, cards, CardSet(got)))
-            self.to_act = left_of(seat)
-            if self.to_act == self.dealer:
+            events.append(Exchanged(seat, count, count))
+            events.append(OwnExchange(seat, cards, CardSet(got)))
+            seat = self.to_act = seat + 1 if seat < SEATS - 1 else 0  # R1.1
+            if seat == self.dealer:
                 self._dealer_picks_up()
             return
         self.hands[seat] &= ~mask
         deal.dealer_discard = mask
-        self.events.append(Exchanged(seat, count, len(deal.dealer_pickup)))
-        self.events.append(OwnExchange(seat, cards, _NO_CARDS))
+        events.append(Exchanged(seat, count, len(deal.dealer_pickup)))
+        events.append(OwnExchange(seat, cards, _NO_CARDS))
         self._start_play()
 
     def _dealer_picks_up(self) -> None:
@@ -629,7 +672,7 @@ class Game:
         self.deal.dealer_pickup = self.stock
         self.stock = []
         # R10: the dealer is told its pick-up before it must discard.
-        self.events.append(OwnExchange(self.dealer, CardSet(0), CardSet(picked)))
+        self.events.append(OwnExchange(self.dealer, _NO_CARDS, CardSet(picked)))
 
     def _start_play(self) -> None:
         assert self.trump is not None and self.bidder is not None
@@ -638,11 +681,11 @@ class Game:
         self._trick = []
         self._trick_mask = 0
         self._leads = LEADS[self.trump]
-        ace, two = card_of(self.trump, ACE).bit, card_of(self.trump, TWO).bit
-        for seat in range(SEATS):
-            if self.hands[seat] & ace:
+        ace, two = _ACE_TWO_BITS[self.trump]
+        for seat, hand in enumerate(self.hands):
+            if hand & ace:
                 self._ace_seat = seat
-            if self.hands[seat] & two:
+            if hand & two:
                 self._two_seat = seat
 
     def _refuse_revoke(self, follow: int) -> None:
@@ -730,3 +773,6 @@ class Game:
     def current_trick(self) -> tuple[int, tuple[Card, ...]]:
         """The leader and the cards played so far to the trick in progress."""
         return self._trick_leader, tuple(self._trick)
+
+
+_GAME_SLOTS: Final = Game.__slots__

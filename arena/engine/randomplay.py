@@ -48,12 +48,17 @@ def random_discard_mask(
         pool.append(low)
         spare ^= low
     chosen = must
-    last = len(pool) - 1
+    size = len(pool)
+    getrandbits = rng.getrandbits
     for _ in range(more):
-        j = uniform_below(last + 1, rng)
+        # uniform_below(size, rng), written out: the dealer draws up to 17 times.
+        width = size.bit_length()
+        j = getrandbits(width)
+        while j >= size:
+            j = getrandbits(width)
         chosen |= pool[j]
-        pool[j] = pool[last]
-        last -= 1
+        size -= 1
+        pool[j] = pool[size]
     return chosen
 
 
@@ -109,7 +114,8 @@ def random_action(game: Game, rng: random.Random) -> Action:
             drawn -= 1
         return _PLAY_OF_BIT[mask & -mask]
     if phase is _DISCARD_PHASE:
-        return Discard(CardSet(random_discard_mask(*game.discard_masks(), rng)))
+        must, may, min_count, max_count = game.discard_masks()
+        return Discard(CardSet(random_discard_mask(must, may, min_count, max_count, rng)))
     return random_legal_action(game.legal(), rng)
 
 
