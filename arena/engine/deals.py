@@ -35,13 +35,14 @@ _WORDS_PER_BLOCK: Final = 8  # one SHA-256 output
 # A shuffle draws 52 times, in [0, 53) down to [0, 2); a draw refuses a word (see _below)
 # with a chance below 2**-26, so 52 words (7 blocks) nearly always do.
 _DRAW_SIZES: Final = tuple(range(DECK_SIZE, 1, -1))
-_LOWEST_DRAW_LIMIT: Final = min(_WORD - _WORD % size for size in _DRAW_SIZES)
+# Each draw's rejection limit (see _below) lies above 2**32 - 53, since 2**32 mod n < n:
+# a word at or above one starts with three 0xFF bytes.
+_REJECTABLE_WORD_START: Final = b"\xff\xff\xff"
 _DEAL_BLOCKS: Final = -(-len(_DRAW_SIZES) // _WORDS_PER_BLOCK)
-_DEAL_WORDS_FORMAT: Final = f">{_WORDS_PER_BLOCK * _DEAL_BLOCKS}I"
+_DEAL_WORDS: Final = struct.Struct(f">{_WORDS_PER_BLOCK * _DEAL_BLOCKS}I")
 _BLOCK_COUNTERS: Final = tuple(counter.to_bytes(8, "big") for counter in range(_DEAL_BLOCKS))
 _SHA256_BLOCK: Final = 64  # bytes: HMAC pads its key to this
 _BITS: Final = tuple(1 << index for index in range(DECK_SIZE))  # a hand's mask is their sum
-_INDEX_OF_BIT: Final = {bit: index for index, bit in enumerate(_BITS)}
 # Domain labels: each is followed by fixed-width integers, and no label is a prefix of
 # another, so no two draws of one key ever hash the same message.
 _DEAL_LABEL: Final = b"schmier-arena/deal:"
@@ -113,12 +114,13 @@ class GameKey(SecretKey):
         # runs at every deal, so the blocks are made at once and, as nearly always, when
         # _below would take the first word for every draw (no word is as high as the
         # lowest of the rejection limits), the draws are made in the swap loop itself.
-        words = _deal_words(self.secret, number)
-        if max(words) >= _LOWEST_DRAW_LIMIT:  # the 4 spare words too: rarer still
+        blocks = _deal_blocks(self.secret, number)
+        # Where no three 0xFF bytes stand anywhere in the blocks, no word is rejected.
+        if _REJECTABLE_WORD_START in blocks:
             stream = _words(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
             draws = [_below(stream, size) for size in _DRAW_SIZES]
         else:
-            draws = list(map(operator.mod, words, _DRAW_SIZES))  # 52 of the 56
+            draws = list(map(operator.mod, _DEAL_WORDS.unpack(blocks), _DRAW_SIZES))
         # The deck holds the cards' bits, so that a hand's mask is the sum of its slice.
         deck = list(_BITS)
         i = DECK_SIZE - 1
@@ -133,7 +135,7 @@ class GameKey(SecretKey):
             sum(deck[24:30]),
             sum(deck[30:36]),
         ]
-        return hands, list(map(_INDEX_OF_BIT.__getitem__, deck[_HAND_SIZE * _SEATS :]))
+        return hands, [bit.bit_length() - 1 for bit in deck[_HAND_SIZE * _SEATS :]]
 
 
 def check_secret(secret: object, what: str) -> None:
@@ -162,8 +164,8 @@ def _deal_pads(secret: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
     return inner, outer
 
 
-def _deal_words(secret: bytes, number: int) -> tuple[int, ...]:
-    """The first ``_DEAL_BLOCKS`` blocks of words of ``_words(secret, deal label)``:
+def _deal_blocks(secret: bytes, number: int) -> bytes:
+    """The first ``_DEAL_BLOCKS`` blocks of ``_words(secret, deal label)``, as bytes:
     HMAC(key, m) = H(outer pad ‖ H(inner pad ‖ m)), with m the label, deal number and
     block counter (``test_deals`` checks them against ``hmac.digest``)."""
     inner_pad, outer_pad = _deal_pads(secret)
@@ -176,7 +178,7 @@ def _deal_words(secret: bytes, number: int) -> tuple[int, ...]:
         outer = outer_pad.copy()
         outer.update(inner.digest())
         blocks += outer.digest()
-    return struct.unpack(_DEAL_WORDS_FORMAT, blocks)
+    return blocks
 
 
 def _below(words: Iterator[int], n: int) -> int:

@@ -110,7 +110,7 @@ def test_R3_1a_the_rejecting_path_deals_as_the_one_pass_path(
     key = GameKey(secret)
     one_pass = key.deal(number)
     with monkeypatch.context() as patch:
-        patch.setattr(deals, "_LOWEST_DRAW_LIMIT", 0)
+        patch.setattr(deals, "_REJECTABLE_WORD_START", b"")  # found in any blocks
         assert key.deal(number) == one_pass
 
 
@@ -136,3 +136,12 @@ def test_a_key_must_be_long_enough_and_numbers_start_at_one() -> None:
         GameKey(bytes(32)).deal(0)
     with pytest.raises(TypeError, match="exactly one"):
         Game(GameKey(bytes(32)), seed=1)
+
+
+def test_a_rejected_word_is_found_by_its_first_three_bytes() -> None:
+    """``deal`` looks for three 0xFF bytes to find a word ``_below`` would reject: every
+    draw's limit must leave only words starting with them above it."""
+    smallest_so_starting = int.from_bytes(deals._REJECTABLE_WORD_START + b"\x00", "big")
+    for size in range(2, DECK_SIZE + 1):
+        limit = 2**32 - 2**32 % size  # the words _below rejects are these and above
+        assert limit >= smallest_so_starting
