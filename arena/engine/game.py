@@ -79,6 +79,7 @@ MAX_NON_DEALER_DISCARD: Final = 3  # R5.2
 # every card, bid and trick.
 _CARD_PLAYED: Final = tuple(tuple(CardPlayed(seat, card) for card in CARDS) for seat in range(6))
 _BID_MADE: Final = tuple(tuple(BidMade(seat, amount) for amount in range(7)) for seat in range(6))
+_BID_ENTRY: Final = tuple(tuple((seat, amount) for amount in range(7)) for seat in range(6))
 _TRICK_WON: Final = tuple(tuple(TrickWon(number, seat) for seat in range(6)) for number in range(7))
 
 
@@ -399,16 +400,41 @@ class Game:
         (0, 1)
         """
         clone = Game.__new__(Game)
-        for name in _GAME_SLOTS:
-            setattr(clone, name, getattr(self, name))
+        # Every slot, written out (a loop of setattr costs five times as much); the
+        # copy tests check that none is left unset.
+        clone.key = self.key
+        clone.draw_limit = self.draw_limit
+        clone.is_arranged = self.is_arranged
+        clone.first_dealer = self.first_dealer
+        clone.dealer = self.dealer
+        clone.start_scores = self.start_scores
         clone.scores = list(self.scores)
-        clone.events = list(self.events)
         clone.deals = self.deals[:-1]
-        clone.deals.append(self.deal.copy())
+        clone.deals.append(self.deals[-1].copy())
+        clone.events = list(self.events)
+        clone.outcome = self.outcome
+        clone.is_over = self.is_over
+        clone.decisions = self.decisions
+        clone.phase = self.phase
+        clone.to_act = self.to_act
         clone.hands = list(self.hands)
         clone.stock = list(self.stock)
+        clone.high_bid = self.high_bid
+        clone.bidder = self.bidder
+        clone.trump = self.trump
+        clone._trick_leader = self._trick_leader
         clone._trick = list(self._trick)
+        clone._trick_mask = self._trick_mask
+        clone._led_suit = self._led_suit
+        clone._follow_mask = self._follow_mask
+        clone._win_power = self._win_power
+        clone._best_power = self._best_power
+        clone._best_seat = self._best_seat
+        clone._leads = self._leads
+        clone._discard_masks = self._discard_masks
         clone._won = list(self._won)
+        clone._ace_seat = self._ace_seat
+        clone._two_seat = self._two_seat
         return clone
 
     # --- questions ----------------------------------------------------------------
@@ -591,7 +617,7 @@ class Game:
             raise IllegalActionError(
                 "R4.2", f"a bid must be higher than {self.high_bid}; {amount} is not"
             )
-        self.deals[-1].bids.append((seat, amount))
+        self.deals[-1].bids.append(_BID_ENTRY[seat][amount])
         self.events.append(_BID_MADE[seat][amount])
         if amount:
             self.high_bid, self.bidder = amount, seat
@@ -773,6 +799,3 @@ class Game:
     def current_trick(self) -> tuple[int, tuple[Card, ...]]:
         """The leader and the cards played so far to the trick in progress."""
         return self._trick_leader, tuple(self._trick)
-
-
-_GAME_SLOTS: Final = Game.__slots__

@@ -92,3 +92,22 @@ def test_same_actions_on_copy_and_original_give_the_same_record(
     assert to_record(clone) == to_record(game)
     assert clone.events == game.events
     assert clone.outcome == game.outcome
+
+
+@COPY_SETTINGS
+@given(seed=SEEDS, before=st.integers(0, 400), rng_seed=st.integers(0, 2**32))
+def test_a_copy_holds_every_attribute_of_the_game_with_equal_values(
+    seed: int, before: int, rng_seed: int
+) -> None:
+    """``copy`` names each of the game's slots; one it forgot would be unset on the clone
+    (and read as an AttributeError only when play reaches it). Every value is equal, and
+    each list the game changes in place is a list of the clone's own."""
+    game = Game(seed=seed)
+    advance(game, before, random.Random(rng_seed))
+    clone = game.copy()
+    for name in Game.__slots__:
+        assert hasattr(clone, name), name
+        assert getattr(clone, name) == getattr(game, name), name
+    for name in ("scores", "deals", "events", "hands", "stock", "_trick", "_won"):
+        assert getattr(clone, name) is not getattr(game, name), name
+    assert clone.deals[-1] is not game.deals[-1]
