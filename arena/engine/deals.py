@@ -42,6 +42,8 @@ _DEAL_BLOCKS: Final = -(-len(_DRAW_SIZES) // _WORDS_PER_BLOCK)
 _DEAL_WORDS: Final = struct.Struct(f">{_WORDS_PER_BLOCK * _DEAL_BLOCKS}I")
 _BLOCK_COUNTERS: Final = tuple(counter.to_bytes(8, "big") for counter in range(_DEAL_BLOCKS))
 _SHA256_BLOCK: Final = 64  # bytes: HMAC pads its key to this
+_INNER_PAD: Final = bytes(byte ^ 0x36 for byte in range(256))  # RFC 2104, as bytes.translate
+_OUTER_PAD: Final = bytes(byte ^ 0x5C for byte in range(256))  # tables
 _BITS: Final = tuple(1 << index for index in range(DECK_SIZE))  # a hand's mask is their sum
 # Domain labels: each is followed by fixed-width integers, and no label is a prefix of
 # another, so no two draws of one key ever hash the same message.
@@ -159,8 +161,8 @@ def _deal_pads(secret: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
     costs far less than ``hmac`` keying, copying and finishing its pair of them."""
     key = hashlib.sha256(secret).digest() if len(secret) > _SHA256_BLOCK else secret
     key = key.ljust(_SHA256_BLOCK, b"\0")
-    inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in key) + _DEAL_LABEL)
-    outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in key))
+    inner = hashlib.sha256(key.translate(_INNER_PAD) + _DEAL_LABEL)
+    outer = hashlib.sha256(key.translate(_OUTER_PAD))
     return inner, outer
 
 
