@@ -123,7 +123,10 @@ def bank_drainer(s: Scenario) -> None:
         assert banks[0] == FAST.overage_ms
         assert banks == sorted(banks, reverse=True)  # never refilled within the game
         overdrawn = [n for n in drawn if n["over"] > 0]
-        assert len(overdrawn) >= 2, drawn
+        # The bot overdraws while its bank holds 120 ms or more. On a busy machine the
+        # referee may see the first answer late enough to charge the bank below that at
+        # once (the clock is the referee's); otherwise the bank is drawn on more than once.
+        assert overdrawn and (len(overdrawn) >= 2 or drawn[1]["bank_ms"] < 120), drawn
         for before, after in itertools.pairwise(drawn):
             # The referee charges what the bot overdrew. Its clock starts when delivery of
             # the request completes, which on a busy machine can be a few milliseconds
