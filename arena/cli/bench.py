@@ -19,7 +19,14 @@ def print_lines(lines: list[str]) -> None:
 @bench_app.command("engine")
 def bench_engine_command(
     games: Annotated[int, typer.Option(help="Games per round.")] = 300,
-    rounds: Annotated[int, typer.Option(help="Rounds; the median round is reported.")] = 5,
+    rounds: Annotated[
+        int | None,
+        typer.Option(
+            help="Rounds; the median round is reported. Default 5, or 9 with --against "
+            "(single rounds of a comparison swing widely even in CPU seconds).",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
     against: Annotated[
         str,
@@ -36,6 +43,8 @@ def bench_engine_command(
     of Game.copy() and of determinization per call."""
     from arena.bench.engine import bench_engine, compare_engines, engine_lines, search_cost_lines
 
+    if rounds is None:
+        rounds = 9 if against else 5
     if against:
         try:
             comparison = compare_engines(against, games, rounds, seed)

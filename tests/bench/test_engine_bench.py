@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from typer.testing import CliRunner
 
 from arena.bench.engine import (
     compare_engines,
@@ -39,6 +40,21 @@ def test_a_revision_and_this_tree_play_the_same_rounds_in_alternation() -> None:
     ratio = re.fullmatch(r"ratio: ([\d.]+) \(this tree / eb3dbeb, medians\); .*", lines[-1])
     assert ratio is not None, lines
     assert float(ratio.group(1)) == pytest.approx(comparison.ratio, abs=0.01)
+
+
+@pytest.mark.parametrize(("options", "rounds"), [([], 5), (["--against", BASELINE], 9)])
+def test_a_comparison_plays_nine_rounds_by_default_and_the_engine_alone_five(
+    options: list[str], rounds: int
+) -> None:
+    """A comparison's single rounds swing widely, so ``--against`` takes the median of
+    more rounds unless told otherwise."""
+    from arena.cli import app
+
+    result = CliRunner().invoke(
+        app, ["bench", "engine", "--games", "1", "--positions", "0", *options]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(re.findall(r"^round", result.output, re.M)) == rounds, result.output
 
 
 def test_an_unknown_revision_is_refused_by_name() -> None:
