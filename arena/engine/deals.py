@@ -114,10 +114,9 @@ class GameKey(SecretKey):
             raise ValueError(f"R3.1a: deals are numbered from 1, not {number}")
         # Fisher–Yates: draw j in [0, i] for i = 52 … 1, as _below draws from _words. This
         # runs at every deal, so the blocks are made at once and, as nearly always, when
-        # _below would take the first word for every draw (no word is as high as the
-        # lowest of the rejection limits), the draws are made in the swap loop itself.
+        # _below would take the first word for every draw (no three 0xFF bytes stand
+        # anywhere in the blocks), all the draws are made by one map in C.
         blocks = _deal_blocks(self.secret, number)
-        # Where no three 0xFF bytes stand anywhere in the blocks, no word is rejected.
         if _REJECTABLE_WORD_START in blocks:
             stream = _words(self.secret, _DEAL_LABEL + number.to_bytes(8, "big"))
             draws = [_below(stream, size) for size in _DRAW_SIZES]

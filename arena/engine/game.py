@@ -123,7 +123,7 @@ _OVER_PHASE: Final = Phase.OVER
 _PLAY_CHOICES: Final = PLAY_CHOICES
 _BAUER_BITS: Final = tuple((right_bauer(trump).bit, left_bauer(trump).bit) for trump in Suit)
 _JOKER_BIT: Final = JOKER.bit
-_SEAT_NUMBERS: Final = range(6)  # R1.1
+_SEAT_NUMBERS: Final = range(SEATS)  # R1.1
 _ACE_TWO_BITS: Final = tuple((card_of(trump, ACE).bit, card_of(trump, TWO).bit) for trump in Suit)
 
 _PHASE_RULE: Final = {
@@ -745,8 +745,8 @@ class Game:
         # five are always played, so a card neither of the first two teams took the
         # third did).
         categories: dict[str, int | None] = {
-            "high": self._ace_seat % TEAMS,  # R1.2: the team of the seat
-            "low": self._two_seat % TEAMS,
+            "high": team_of(self._ace_seat),
+            "low": team_of(self._two_seat),
             "right": 0 if first & right else 1 if second & right else 2,
             "left": 0 if first & left else 1 if second & left else 2,
             "joker": 0 if first & _JOKER_BIT else 1 if second & _JOKER_BIT else 2,

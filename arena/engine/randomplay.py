@@ -37,14 +37,8 @@ def random_discard_mask(
     as ``rng.randint(min_count, max_count)`` draws it, then ``must`` and as many more of
     ``may`` as ``rng.sample`` picks, written out with the very same draws (``sample``'s
     pool method, which it takes for every population this small)."""
-    getrandbits = rng.getrandbits
-    # count = min_count + uniform_below(max_count - min_count + 1, rng), written out
-    choices = max_count - min_count + 1
-    width = choices.bit_length()
-    drawn = getrandbits(width)
-    while drawn >= choices:
-        drawn = getrandbits(width)
-    more = min_count + drawn - must.bit_count()
+    count = min_count + uniform_below(max_count - min_count + 1, rng)  # rng.randint
+    more = count - must.bit_count()
     if not more:  # rng.sample draws nothing for none
         return must
     pool = []
@@ -55,6 +49,7 @@ def random_discard_mask(
         spare ^= low
     chosen = must
     size = len(pool)
+    getrandbits = rng.getrandbits
     for _ in range(more):
         # uniform_below(size, rng), written out: the dealer draws up to 17 times.
         width = size.bit_length()
