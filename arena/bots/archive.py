@@ -1,48 +1,35 @@
 """Bots that travel by content: packed into an archive named by their version, and on any
-machine unpacked, checked against that version and built once, in a cache.
+machine unpacked, checked against that version and built once, in its bot cache.
 
 A machine that plays a bot it has no copy of (a cluster worker) needs neither the bot's
 source tree nor a shared filesystem: ``pack_bot`` puts exactly the files the version hashes
-(``versioned_files``: no build outputs, caches or logs) into a gzip'd tar, and
-``BotCache.install`` unpacks it into ``ROOT/VERSION/``, refuses it unless its content
-hashes to that version, runs the manifest's build command there once, and marks it ready.
-Every later match of that version on the machine starts at once from the cache. Several
-processes may share one cache: a version is installed under a file lock.
+(``versioned_files``) into a gzip'd tar, and ``install`` unpacks it into the machine's
+``BotCache`` (``arena.bots.build``), which refuses it unless its content hashes to that
+version and builds it there once, in the sandbox, as it does a local bot. Every later
+match of that version on the machine starts at once from the cache.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import fcntl
 import io
 import os
 import re
-import shutil
 import tarfile
-import tempfile
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.bots.build import BotCache, BotOptions, PrepareError
 from arena.bots.manifest import (
     MANIFEST_NAME,
     BotSpec,
-    BotSpecError,
-    build_bot,
     check_name,
     compute_version,
-    load_bot,
     versioned_files,
 )
 
-__all__ = ["ArchiveError", "BotArchive", "BotCache", "default_cache_root", "pack_bot"]
+__all__ = ["ArchiveError", "BotArchive", "install", "pack_bot"]
 
 _VERSION_RE = re.compile(r"[0-9a-f]{12}")
-READY = "ready"  # beside the bot in its version's directory: unpacked, checked and built
-BUILD_LOG = "build.log"
-BOT_DIR = "bot"  # a directory bot's files, under its version's directory
 
 
 class ArchiveError(RuntimeError):
@@ -71,13 +58,12 @@ def pack_bot(spec: BotSpec) -> BotArchive:
     buffer = io.BytesIO()
     executable: str | None = None
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        if _holds_version(spec.directory, spec):
+        if not spec.executable and _holds_version(spec.directory, spec):
             for rel, full in versioned_files(spec.directory):
                 _add(tar, rel, full)
-        elif spec.command and _holds_version(Path(spec.command[0]), spec):
-            path = Path(spec.command[0])
-            executable = path.name
-            _add(tar, executable, path, follow=True)
+        elif spec.executable and _holds_version(spec.path, spec):
+            executable = spec.path.name
+            _add(tar, executable, spec.path, follow=True)
         else:
             raise ArchiveError(
                 f"bot {spec.name}: its files no longer hash to its version {spec.version} "
@@ -115,113 +101,39 @@ def _add(tar: tarfile.TarFile, name: str, path: Path, follow: bool = False) -> N
     tar.addfile(info, io.BytesIO(content))
 
 
-def default_cache_root() -> Path:
-    """Where a machine keeps the bots shipped to it: ``$ARENA_BOT_CACHE``, else under the
-    user's cache directory (``$XDG_CACHE_HOME``, ``~/.cache``)."""
-    explicit = os.environ.get("ARENA_BOT_CACHE")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "schmier-arena" / "bots"
+def install(cache: BotCache, archive: BotArchive, options: BotOptions) -> BotSpec:
+    """``archive``'s bot, runnable here: from ``cache``, or unpacked, checked and built.
 
+    Raises ``ArchiveError`` for an archive that cannot be unpacked or is not its version,
+    and ``BotBuildError`` (its log in the version's directory) for a build that fails, as
+    a local build failure does.
+    """
+    if not _VERSION_RE.fullmatch(archive.version):
+        raise ArchiveError(f"bot archive version {archive.version!r} is not a version hash")
+    check_name(archive.name, "bot archive")
 
-class BotCache:
-    """Shipped bots unpacked, checked and built once per version under ``root``."""
+    def fill(target: Path) -> None:
+        _unpack(archive, target)
 
-    def __init__(self, root: Path, build_timeout: float = 600.0) -> None:
-        self.root = root
-        self.build_timeout = build_timeout
-        self._installed: dict[tuple[str, bool], BotSpec] = {}
-        self._lock = threading.Lock()  # a worker plays several tables on threads
-
-    def install(self, archive: BotArchive, build: bool = True) -> BotSpec:
-        """``archive``'s bot, runnable here: from the cache, or unpacked, checked and built.
-
-        Raises ``ArchiveError`` for an archive that is not its version, ``BotSpecError`` for
-        an unusable manifest and ``BotBuildError`` (its log in the version's directory) for
-        a build that fails, as a local build failure does.
-        """
-        if not _VERSION_RE.fullmatch(archive.version):
-            raise ArchiveError(f"bot archive version {archive.version!r} is not a version hash")
-        check_name(archive.name, "bot archive")
-        with self._lock:
-            known = self._installed.get((archive.version, build))
-            if known is None:
-                with self._locked(archive.version):
-                    known = self._install(archive, build)
-                self._installed[(archive.version, build)] = known
-        return dataclasses.replace(known, name=archive.name)
-
-    @contextlib.contextmanager
-    def _locked(self, version: str) -> Iterator[None]:
-        """Another process sharing the cache installs the same version only after us."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / f".{version}.lock", "a+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
-
-    def _install(self, archive: BotArchive, build: bool) -> BotSpec:
-        home = self.root / archive.version
-        bot_path = home / (archive.executable or BOT_DIR)
-        ready = home / READY
-        if ready.exists():
-            spec = _loaded(bot_path, archive.version)
-            if ready.read_text() == "built" or not build:
-                return spec
-        else:
-            # Whatever an interrupted install left is redone from the archive.
-            shutil.rmtree(home, ignore_errors=True)
-            self._unpack(archive, home)
-            spec = _loaded(bot_path, None)
-            if spec.version != archive.version:
-                shutil.rmtree(home, ignore_errors=True)
-                raise ArchiveError(
-                    f"bot {archive.name}: the shipped files hash to {spec.version}, "
-                    f"not to its version {archive.version}"
-                )
-            ready.write_text("unpacked")
-        if build and spec.build is not None:
-            # Built where it stays: builds (CMake's among them) record absolute paths.
-            build_bot(spec, home / BUILD_LOG, timeout=self.build_timeout)
-            ready.write_text("built")
-            spec = _loaded(bot_path, archive.version)  # the command may name a built file
-        return spec
-
-    def _unpack(self, archive: BotArchive, home: Path) -> None:
-        """Into a fresh directory beside ``home``, renamed to it once complete."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{archive.version}-", dir=self.root))
-        target = staging / (archive.executable or BOT_DIR)
-        try:
-            with tarfile.open(fileobj=io.BytesIO(archive.data), mode="r:gz") as tar:
-                if archive.executable is not None:
-                    names = tar.getnames()
-                    if names != [archive.executable]:
-                        raise ArchiveError(
-                            f"bot {archive.name}: a one-file archive holds {names!r}"
-                        )
-                    tar.extractall(staging, filter="data")
-                    target.chmod(0o755)
-                else:
-                    # The data filter refuses absolute names, '..', devices and links
-                    # that lead out of the directory.
-                    tar.extractall(target, filter="data")
-            staging.rename(home)
-        except (tarfile.TarError, OSError) as error:
-            raise ArchiveError(f"bot {archive.name}: cannot unpack its archive: {error}") from None
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-
-
-def _loaded(bot_path: Path, version: str | None) -> BotSpec:
-    """The cached bot as a spec. Its content was checked against ``version`` when it was
-    unpacked (None: this is that check); a build may since have added files that the
-    version does not cover."""
     try:
-        spec = load_bot(bot_path)
-    except BotSpecError as error:
-        raise ArchiveError(f"a shipped bot is unusable: {error}") from None
-    return spec if version is None else dataclasses.replace(spec, version=version)
+        return cache.ready(archive.name, archive.version, archive.executable, fill, options)
+    except PrepareError as error:
+        raise ArchiveError(str(error)) from None
+
+
+def _unpack(archive: BotArchive, target: Path) -> None:
+    """Into ``target`` (a directory bot's files, or its one executable)."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive.data), mode="r:gz") as tar:
+            if archive.executable is not None:
+                names = tar.getnames()
+                if names != [archive.executable]:
+                    raise ArchiveError(f"bot {archive.name}: a one-file archive holds {names!r}")
+                tar.extractall(target.parent, filter="data")
+                target.chmod(0o755)
+            else:
+                # The data filter refuses absolute names, '..', devices and links that lead
+                # out of the directory.
+                tar.extractall(target, filter="data")
+    except (tarfile.TarError, OSError) as error:
+        raise ArchiveError(f"bot {archive.name}: cannot unpack its archive: {error}") from None

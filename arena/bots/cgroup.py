@@ -1,17 +1,26 @@
-"""Per-bot cgroups (pids, memory, CPU accounting), where the machine lets the arena make them.
+"""Per-bot cgroups (pids, memory, CPU share and quota, CPU accounting and pressure), where the
+machine lets the arena make them.
 
-A bot gets one group in each controller the arena uses: on cgroup v1 a group under
-``/sys/fs/cgroup/pids`` and one under ``/sys/fs/cgroup/memory``, on v2 (unified) one group
-with both controllers. Its child joins them before it execs, so every process the bot ever
-starts is counted and found:
+A bot gets one group in each hierarchy the arena uses: on cgroup v1 a group under each of
+``/sys/fs/cgroup/{pids,memory,cpu,cpuacct}`` (and, on a hybrid machine, one in the unified
+hierarchy ``/sys/fs/cgroup/unified`` for its CPU pressure), on v2 one group with every
+controller. Its child joins them before it execs, so every process the bot ever starts is
+counted and found:
 
 * ``pids.max`` limits the bot's own processes and threads (RLIMIT_NPROC counts every
   process of the user, and not at all for root);
 * ``memory.limit_in_bytes`` (v1, with ``memory.memsw.limit_in_bytes`` at the same value
   so that swap is no way round it) or ``memory.max`` with ``memory.swap.max`` = 0 (v2)
   limits the memory of all the bot's processes together;
+* ``cpu.cfs_quota_us`` (v1) or ``cpu.max`` (v2) caps the CPU of all its processes together
+  (``Limits.cpu_cores``), and every bot group has the same weight (``cpu.shares``,
+  ``cpu.weight``), so a bot that spins a hundred children gets one bot's share of the
+  machine, not a hundred processes' worth;
 * ``cpuacct.usage`` (v1) or ``cpu.stat`` (v2) counts the CPU of all its processes, also
   inside the sandbox's PID namespace, where the kernel's per-child accounting loses it;
+* ``cpu.pressure`` (v2 and the unified hierarchy of a hybrid machine) counts the time the
+  bot could have run but every one of its runnable threads waited for a CPU: time another
+  bot's load took from it, which the referee does not charge (``CpuMeter``);
 * ``cgroup.procs`` lists even a process that left the process group with setsid, so that
   none outlives the match.
 
@@ -34,18 +43,22 @@ from pathlib import Path
 
 ARENA_GROUP = "schmier-arena"
 _ROOT = Path("/sys/fs/cgroup")
+_UNIFIED = _ROOT / "unified"  # a hybrid machine's v2 hierarchy (no controllers: pressure only)
 # cpuacct (v1) limits nothing: it counts the CPU of all a bot's processes, which the
 # kernel's own accounting (RUSAGE_CHILDREN) loses for bots in a PID namespace (the
 # sandbox). On v2 every group counts its CPU in cpu.stat without a controller.
-_CONTROLLERS = ("pids", "memory", "cpuacct")
+_CONTROLLERS = ("pids", "memory", "cpu", "cpuacct")
 # A file that exists in a child group only where the controller is really enabled there.
 _PROBE_FILE = {
     (1, "pids"): "pids.max",
     (1, "memory"): "memory.limit_in_bytes",
+    (1, "cpu"): "cpu.cfs_quota_us",
     (1, "cpuacct"): "cpuacct.usage",
     (2, "pids"): "pids.max",
     (2, "memory"): "memory.max",
+    (2, "cpu"): "cpu.max",
 }
+_PRESSURE = "cpu.pressure"  # in every v2 group where the kernel has PSI
 _counter = itertools.count()
 
 
@@ -79,7 +92,8 @@ class Hierarchy:
 
     version: int  # 1 or 2
     base: Path  # <mount>/schmier-arena
-    controllers: frozenset[str]  # of "pids", "memory": what a bot group there can limit
+    controllers: frozenset[str]  # of _CONTROLLERS: what a bot group there can limit or count
+    pressure: bool = False  # its groups have cpu.pressure
 
 
 def _usable(version: int, base: Path, wanted: tuple[str, ...]) -> frozenset[str]:
@@ -93,7 +107,10 @@ def _usable(version: int, base: Path, wanted: tuple[str, ...]) -> frozenset[str]
     probe = base / f"probe-{os.getpid()}"
     probe.mkdir(exist_ok=True)
     try:
-        return frozenset(n for n in wanted if (probe / _PROBE_FILE[version, n]).exists())
+        found = {n for n in wanted if (probe / _PROBE_FILE[version, n]).exists()}
+        if version == 2 and (probe / _PRESSURE).exists():
+            found.add(_PRESSURE)
+        return frozenset(found)
     finally:
         probe.rmdir()
 
@@ -105,15 +122,16 @@ def hierarchies() -> tuple[Hierarchy, ...]:
     unified = _ROOT / "cgroup.controllers"
     if unified.exists():
         offered = set((_ROOT / "cgroup.subtree_control").read_text().split())
-        wanted = tuple(n for n in _CONTROLLERS if n in offered)
-        if wanted:
-            candidates.append((2, _ROOT, wanted))
+        # cpu.stat and cpu.pressure need no controller on v2.
+        candidates.append((2, _ROOT, tuple(n for n in _CONTROLLERS if n in offered)))
     else:
-        candidates += [
-            (1, _ROOT / name, (name,))
-            for name in _CONTROLLERS
-            if (_ROOT / name / "cgroup.procs").exists()
-        ]
+        mounts: dict[Path, list[str]] = {}  # cpu and cpuacct are often mounted together
+        for name in _CONTROLLERS:
+            if (_ROOT / name / "cgroup.procs").exists():
+                mounts.setdefault((_ROOT / name).resolve(), []).append(name)
+        candidates += [(1, mount, tuple(names)) for mount, names in mounts.items()]
+        if (_UNIFIED / "cgroup.procs").exists():
+            candidates.append((2, _UNIFIED, ()))
     found = []
     for version, mount, wanted in candidates:
         base = mount / ARENA_GROUP
@@ -121,8 +139,10 @@ def hierarchies() -> tuple[Hierarchy, ...]:
             usable = _usable(version, base, wanted)
         except OSError:
             continue
-        if usable:
-            found.append(Hierarchy(version, base, usable))
+        pressure = _PRESSURE in usable
+        usable -= {_PRESSURE}
+        if usable or pressure or version == 2:
+            found.append(Hierarchy(version, base, usable, pressure))
     return tuple(found)
 
 
@@ -156,6 +176,65 @@ def kill_groups(groups: list[Path], timeout: float = 2.0) -> tuple[set[int], lis
     return seen, survivors
 
 
+@dataclass(frozen=True)
+class CpuReading:
+    """A bot group's CPU counters at one moment (seconds since the group was made)."""
+
+    starved: float  # every runnable thread of the bot waited for a CPU (cpu.pressure "full")
+    throttled: float  # its own quota held it back (cpu.stat)
+
+
+class CpuMeter:
+    """Reads how long a bot was kept from the CPU by others, for the referee's clock.
+
+    "Starved" is the time during which the bot had work and every one of its runnable
+    threads waited for a CPU (the group's ``cpu.pressure`` "full" line) — less the time
+    its own CPU quota throttled it, which is its own doing. The files stay open: the
+    referee reads them at every request.
+    """
+
+    def __init__(self, pressure: Path, cpu_stat: Path | None) -> None:
+        self._pressure: int | None = os.open(pressure, os.O_RDONLY | os.O_CLOEXEC)
+        self._cpu_stat: int | None = None
+        if cpu_stat is not None:
+            with contextlib.suppress(OSError):
+                self._cpu_stat = os.open(cpu_stat, os.O_RDONLY | os.O_CLOEXEC)
+
+    def read(self) -> CpuReading | None:
+        """The counters now, or None once the group is gone."""
+        if self._pressure is None:
+            return None
+        try:
+            text = os.pread(self._pressure, 256, 0)
+            throttled = os.pread(self._cpu_stat, 512, 0) if self._cpu_stat is not None else b""
+        except OSError:
+            return None
+        full = text.rfind(b"total=")
+        if not text.startswith(b"some") or full < 0:
+            return None
+        starved = int(text[full + 6 :].split()[0]) / 1e6  # microseconds
+        return CpuReading(starved, _throttled_seconds(throttled))
+
+    def close(self) -> None:
+        """Closed with its group: a closed number must never be read again (it may be reused)."""
+        fds = (self._pressure, self._cpu_stat)
+        self._pressure = self._cpu_stat = None
+        for fd in fds:
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def _throttled_seconds(cpu_stat: bytes) -> float:
+    for line in cpu_stat.splitlines():
+        name, _, value = line.partition(b" ")
+        if name == b"throttled_time":  # v1, nanoseconds
+            return int(value) / 1e9
+        if name == b"throttled_usec":  # v2
+            return int(value) / 1e6
+    return 0.0
+
+
 class BotCgroup:
     """One bot's groups (one per hierarchy): created before launch, joined by the child."""
 
@@ -165,6 +244,8 @@ class BotCgroup:
         memory: Path | None,
         memory_version: int,
         cpu_usage: Path | None = None,
+        pressure: Path | None = None,
+        cpu_stat: Path | None = None,
     ) -> None:
         self.paths = paths
         self._cpu_usage = cpu_usage  # cpuacct.usage (v1, ns) or cpu.stat (v2, usage_usec)
@@ -173,6 +254,9 @@ class BotCgroup:
         self.procs_file = self.procs_files[0]
         self._memory = memory  # the group whose memory limit is set, if one is
         self._memory_version = memory_version
+        self._pressure = pressure  # cpu.pressure, where the kernel keeps it
+        self._cpu_stat = cpu_stat  # of the group whose CPU quota is set
+        self._meter: CpuMeter | None = None
 
     @property
     def limits_memory(self) -> bool:
@@ -180,17 +264,25 @@ class BotCgroup:
         return self._memory is not None
 
     @classmethod
-    def create(cls, max_processes: int | None, memory_bytes: int | None = None) -> BotCgroup | None:
+    def create(
+        cls,
+        max_processes: int | None,
+        memory_bytes: int | None = None,
+        cpu_cores: float | None = None,
+    ) -> BotCgroup | None:
         """The bot's groups with its limits, or None where no hierarchy is writable.
 
         The memory limit is set only if ``memory_bytes`` is given and a memory controller
         works; otherwise ``limits_memory`` is False and the caller limits each process.
+        ``cpu_cores`` caps the CPU of all the bot's processes (1.0: one core's worth).
         """
         name = f"bot-{owner_tag()}-{next(_counter)}"
         paths: list[Path] = []
         memory: Path | None = None
         memory_version = 0
         cpu_usage: Path | None = None
+        pressure: Path | None = None
+        cpu_stat: Path | None = None
         for hierarchy in hierarchies():
             path = hierarchy.base / name
             try:
@@ -198,16 +290,22 @@ class BotCgroup:
             except OSError:
                 continue
             paths.append(path)
-            if hierarchy.version == 2:
+            if hierarchy.version == 2 and cpu_usage is None:
                 cpu_usage = path / "cpu.stat"
             elif "cpuacct" in hierarchy.controllers:
                 cpu_usage = path / "cpuacct.usage"
+            if hierarchy.pressure:
+                pressure = path / _PRESSURE
             try:
                 if "pids" in hierarchy.controllers and max_processes is not None:
                     (path / "pids.max").write_text(str(max_processes))
                 if "memory" in hierarchy.controllers and memory_bytes is not None:
                     _limit_memory(hierarchy.version, path, memory_bytes)
                     memory, memory_version = path, hierarchy.version
+                if "cpu" in hierarchy.controllers:
+                    cpu_stat = path / "cpu.stat"
+                    if cpu_cores is not None:
+                        _limit_cpu(hierarchy.version, path, cpu_cores)
             except OSError:
                 # A limit that cannot be set must not pass for one that holds.
                 for made in paths:
@@ -216,7 +314,7 @@ class BotCgroup:
                 return None
         if not paths:
             return None
-        return cls(tuple(paths), memory, memory_version, cpu_usage)
+        return cls(tuple(paths), memory, memory_version, cpu_usage, pressure, cpu_stat)
 
     def pids(self) -> list[int]:
         found: set[int] = set()
@@ -224,6 +322,13 @@ class BotCgroup:
             with contextlib.suppress(OSError, ValueError):
                 found.update(int(line) for line in Path(procs).read_text().split())
         return sorted(found)
+
+    def cpu_meter(self) -> CpuMeter | None:
+        """A meter of the bot's starved time, where the kernel counts CPU pressure."""
+        if self._meter is None and self._pressure is not None:
+            with contextlib.suppress(OSError):
+                self._meter = CpuMeter(self._pressure, self._cpu_stat)
+        return self._meter
 
     def memory_peak(self) -> int | None:
         """The most memory the bot's processes held together (bytes), where it is counted."""
@@ -265,6 +370,8 @@ class BotCgroup:
         return _kill_until_empty([Path(p) for p in self.procs_files], timeout)[1]
 
     def remove(self) -> None:
+        if self._meter is not None:
+            self._meter.close()
         for path in self.paths:
             with contextlib.suppress(OSError):
                 path.rmdir()
@@ -285,6 +392,15 @@ def _limit_memory(version: int, path: Path, limit: int) -> None:
         swap = path / "memory.swap.max"
         if swap.exists():
             swap.write_text("0")
+
+
+def _limit_cpu(version: int, path: Path, cores: float) -> None:
+    if version == 1:
+        period = int((path / "cpu.cfs_period_us").read_text())
+        (path / "cpu.cfs_quota_us").write_text(str(max(1000, round(cores * period))))
+    else:
+        period = 100_000
+        (path / "cpu.max").write_text(f"{max(1000, round(cores * period))} {period}")
 
 
 def join_in_child(procs_files: tuple[str, ...] | str) -> None:

@@ -6,8 +6,8 @@ A bot is either
 
       name = "greedy"                    # required: a letter, digit or _, then [A-Za-z0-9_.-], ≤ 64
       command = ["python3", "bot.py"]    # required: list of strings, or one string (shlex-split)
-      build = "make"                     # optional: string or list, run once in the directory
-      env = ["JAVA_HOME"]                # optional: the arena's variables the bot may see
+      build = "make gen && make"         # optional: a string runs in a shell (sh -c), a list
+                                         # as it is; in (a copy of) the bot directory
 
 * or a single executable file (name = file stem, command = its absolute path).
 
@@ -16,18 +16,21 @@ directory, so :func:`resolve_command` rewrites arguments that refer to files in
 the bot directory into absolute paths. A leading ``python3``/``python`` is
 replaced by :data:`sys.executable`, so Python bots run with the same interpreter
 and installed packages (grpcio, the SDK, ...) as the arena itself rather than
-whatever ``python3`` happens to be first on ``PATH``.
+whatever ``python3`` happens to be first on ``PATH``. A build runs in the bot's
+directory (its per-version copy, ``arena.bots.build``), so its arguments stay as written.
+
+A bot's version is a hash of every file that runs: all of its directory but ``.git``,
+``__pycache__`` and ``*.pyc`` (which are never copied where the bot runs, so no code can
+hide there). The variables a bot may see from the arena's environment are the
+operator's to grant (``--pass-env``), never the manifest's.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
 import shlex
-import signal
-import subprocess
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -40,8 +43,8 @@ __all__ = [
     "BotBuildError",
     "BotSpec",
     "BotSpecError",
-    "build_bot",
     "check_name",
+    "check_pass_env",
     "compute_version",
     "load_bot",
     "read_log_tail",
@@ -57,15 +60,15 @@ MANIFEST_NAME = "bot.toml"
 NAME_LIMIT = 64
 _NAME_RE = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{NAME_LIMIT - 1}}}")
 _NAME_RULE = f"a letter, digit or _, then letters, digits, _ . -; at most {NAME_LIMIT}"
-_KNOWN_KEYS = frozenset({"name", "command", "build", "env"})
+_KNOWN_KEYS = frozenset({"name", "command", "build"})
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Set by the arena for each seat (arena.bots.process.bot_environment): a manifest cannot
-# ask for the arena's own values of these instead.
+# Set by the arena for each seat (arena.bots.process.bot_environment): the operator cannot
+# pass the arena's own values of these instead.
 _ARENA_ENV = frozenset({"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"})
 _PYTHON_NAMES = frozenset({"python", "python3"})
-# Build outputs, caches and logs change without the bot's behaviour changing,
-# so they must not change its version.
-_SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules", "build", "logs"})
+# Neither hashed nor copied where the bot runs: a repository's history and the caches that
+# Python writes beside sources (it rebuilds them; a stale one never runs from a copy).
+_SKIP_DIRS = frozenset({"__pycache__", ".git"})
 _SKIP_SUFFIXES = (".pyc",)
 _VERSION_LEN = 12
 
@@ -104,8 +107,22 @@ class BotSpec:
     version: str
     command: tuple[str, ...]
     directory: Path
-    build: tuple[str, ...] | None
-    env: tuple[str, ...] = ()  # names of the arena's variables passed on to the bot
+    build: tuple[str, ...] | None  # argv, run in the bot's directory ("sh -c" for a string)
+    executable: bool = False  # a one-file bot: ``command[0]`` is the file, the whole bot
+
+    @property
+    def build_line(self) -> str:
+        """The build command as its manifest gave it."""
+        if self.build is None:
+            return ""
+        if len(self.build) == 3 and self.build[:2] == ("sh", "-c"):
+            return self.build[2]
+        return shlex.join(self.build)
+
+    @property
+    def path(self) -> Path:
+        """The bot's files: its directory, or its one executable file."""
+        return Path(self.command[0]) if self.executable else self.directory
 
 
 def resolve_command(command: Sequence[str], directory: Path) -> tuple[str, ...]:
@@ -138,10 +155,10 @@ def resolve_command(command: Sequence[str], directory: Path) -> tuple[str, ...]:
 def compute_version(path: Path) -> str:
     """Return the first 12 hex chars of a sha256 over the bot's content.
 
-    For a directory every file (relative path and bytes) is hashed in sorted
-    path order, skipping ``__pycache__``, ``.git``, ``node_modules``, ``build``
-    and ``logs`` directories at any depth and ``*.pyc`` files. For a single
-    file only its bytes are hashed, so renaming it keeps the version.
+    For a directory every file and link (relative path and bytes or target) is hashed
+    in sorted path order, skipping only ``__pycache__`` and ``.git`` directories and
+    ``*.pyc`` files, which are never copied where the bot runs. For a single file only
+    its bytes are hashed, so renaming it keeps the version.
     """
     if not path.is_dir():
         with path.open("rb") as f:
@@ -162,7 +179,8 @@ def compute_version(path: Path) -> str:
 
 def versioned_files(path: Path) -> list[tuple[str, Path]]:
     """The files of bot directory ``path`` that its version hashes, as (relative POSIX
-    path, full path) in sorted order: what runs, without build outputs or caches."""
+    path, full path) in sorted order: everything that can run (all but ``.git``,
+    ``__pycache__`` and ``*.pyc``), and exactly what a seat's copy holds."""
     entries: list[tuple[str, Path]] = []
     for root, dirnames, filenames in os.walk(path):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
@@ -181,21 +199,24 @@ def versioned_files(path: Path) -> list[tuple[str, Path]]:
     return entries
 
 
-def _env_names(value: object, manifest: Path) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise BotSpecError(f"{manifest}: 'env' must be a list of variable names")
-    for name in value:
+def check_pass_env(names: Sequence[str]) -> tuple[str, ...]:
+    """The operator's ``--pass-env`` names, checked: variable names the arena does not set
+    itself (a ValueError with one line otherwise)."""
+    for name in names:
         if not _ENV_NAME_RE.fullmatch(name):
-            raise BotSpecError(
-                f"{manifest}: 'env' lists variable names: {name!r} is not one "
-                "([A-Za-z_][A-Za-z0-9_]*)"
+            raise ValueError(
+                f"--pass-env takes variable names: {name!r} is not one ([A-Za-z_][A-Za-z0-9_]*)"
             )
         if name in _ARENA_ENV or name.startswith("ARENA_"):
-            raise BotSpecError(f"{manifest}: 'env' cannot ask for {name}: the arena sets it")
-    return tuple(dict.fromkeys(value))
+            raise ValueError(f"--pass-env cannot pass {name}: the arena sets it for each bot")
+    return tuple(dict.fromkeys(names))
 
 
 def _argv(value: object, key: str, manifest: Path) -> tuple[str, ...]:
+    if isinstance(value, str) and key == "build":
+        if not value.strip():
+            raise BotSpecError(f"{manifest}: 'build' must not be empty")
+        return ("sh", "-c", value)  # as a user types it: &&, pipes and globs work
     if isinstance(value, str):
         try:
             argv = shlex.split(value)
@@ -229,6 +250,11 @@ def _load_directory(directory: Path) -> BotSpec:
         # The 3.11 message already ends in "(at line N, column M)".
         raise BotSpecError(f"{manifest}: invalid TOML: {exc}") from None
 
+    if "env" in data:
+        raise BotSpecError(
+            f"{manifest}: 'env' is not read from a manifest: only the operator grants the "
+            "arena's variables to bots (arena run --pass-env NAME)"
+        )
     # Unknown keys are rejected so that a typo like "buld" fails loudly
     # instead of silently skipping the build.
     unknown = sorted(set(data) - _KNOWN_KEYS)
@@ -245,7 +271,6 @@ def _load_directory(directory: Path) -> BotSpec:
     check_name(name, manifest)
     command = _argv(data["command"], "command", manifest)
     build = _argv(data["build"], "build", manifest) if "build" in data else None
-    env = _env_names(data["env"], manifest) if "env" in data else ()
     try:
         version = compute_version(directory)
     except OSError as exc:
@@ -256,8 +281,7 @@ def _load_directory(directory: Path) -> BotSpec:
         version=version,
         command=resolve_command(command, directory),
         directory=directory,
-        build=resolve_command(build, directory) if build is not None else None,
-        env=env,
+        build=build,
     )
 
 
@@ -276,6 +300,7 @@ def _load_executable(path: Path) -> BotSpec:
         command=(str(absolute),),
         directory=absolute.parent,
         build=None,
+        executable=True,
     )
 
 
@@ -303,65 +328,3 @@ def read_log_tail(log_path: Path, n_bytes: int = 2000) -> str:
             return f.read().decode("utf-8", "replace")
     except FileNotFoundError:
         return ""
-
-
-def build_bot(spec: BotSpec, log_path: Path, timeout: float = 600.0) -> None:
-    """Run ``spec.build`` (if any) in the bot directory, logging to ``log_path``.
-
-    The build runs in its own process group so that on timeout the whole tree
-    (``make`` and its compilers) is killed, not just the top process. Raises
-    :class:`BotBuildError` with the exit code and log tail on failure.
-    """
-    if spec.build is None:
-        return
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("wb") as log:
-        log.write(f"[arena] build {spec.name}: {shlex.join(spec.build)}\n".encode())
-        log.flush()
-        try:
-            proc = subprocess.Popen(
-                list(spec.build),
-                cwd=spec.directory,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            log.write(f"[arena] cannot start build: {exc}\n".encode())
-            raise BotBuildError(
-                f"build of bot {spec.name!r} could not start: {exc}",
-                returncode=None,
-                log_tail=str(exc),
-            ) from exc
-        try:
-            returncode = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc.pid)
-            proc.wait()
-            log.write(f"[arena] build timed out after {timeout:g} s\n".encode())
-            log.flush()
-            tail = read_log_tail(log_path)
-            raise BotBuildError(
-                f"build of bot {spec.name!r} timed out after {timeout:g} s "
-                f"(log: {log_path}):\n{tail}",
-                returncode=None,
-                log_tail=tail,
-            ) from None
-        # The build leader exited; anything it left running in its group
-        # (background jobs) would otherwise outlive the build.
-        _kill_group(proc.pid)
-    if returncode != 0:
-        tail = read_log_tail(log_path)
-        raise BotBuildError(
-            f"build of bot {spec.name!r} failed with exit code {returncode} "
-            f"(log: {log_path}):\n{tail}",
-            returncode=returncode,
-            log_tail=tail,
-        )
-
-
-def _kill_group(pgid: int) -> None:
-    # ESRCH: the group is already empty; EPERM: only zombies are left.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)

@@ -1,4 +1,11 @@
-"""Launch a bot as a sandboxed OS process: own session, rlimits, capped log, group-wide stop."""
+"""Launch a bot as a sandboxed OS process: own session, rlimits, capped log, group-wide stop.
+
+A sandboxed bot runs a private copy of its files (no inode shared with another seat, so no
+lock or page-cache state in common, and nothing it could leave for a later match), under
+the seccomp filter of ``arena.bots.seccomp``, in cgroups that cap its memory, processes
+and CPU together, and, when the arena runs as root, as a user of its own
+(``arena.bots.users``).
+"""
 
 from __future__ import annotations
 
@@ -6,22 +13,27 @@ import asyncio
 import contextlib
 import ctypes
 import ctypes.util
+import dataclasses
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-from arena.bots.cgroup import BotCgroup, join_in_child
-from arena.bots.manifest import BotSpec, read_log_tail, resolve_command
-from arena.bots.reaper import LEDGER
-from arena.bots.sandbox import WORKDIR, Sandbox, sandboxed
+from arena.bots.cgroup import BotCgroup, CpuMeter, join_in_child, owner_tag
+from arena.bots.manifest import BotSpec, read_log_tail, resolve_command, versioned_files
+from arena.bots.reaper import LEDGER, SEAT_COPY_PREFIX
+from arena.bots.sandbox import WORKDIR, Sandbox, contract_dir, sandboxed
+from arena.bots.seccomp import filter_fd
+from arena.bots.users import BotUser, claim_user
 
 __all__ = [
     "BotProcess",
@@ -59,6 +71,9 @@ class Limits:
       runtimes that reserve large ranges up front (JVM, V8, Go) need far more of
       than they use, while the cgroup counts the memory really held.
     * ``cpu_seconds`` -> RLIMIT_CPU, total CPU time over the bot's life.
+    * ``cpu_cores``: the CPU of all the bot's processes together, at most this many cores'
+      worth at any time (``cpu.cfs_quota_us`` or ``cpu.max`` of its cgroup, where the
+      machine has a writable cpu controller); every bot has the same CPU weight.
     * ``open_files`` -> RLIMIT_NOFILE.
     * ``processes`` -> ``pids.max`` of the bot's own pids cgroup (threads
       count), where the machine has a writable pids hierarchy (see
@@ -73,6 +88,7 @@ class Limits:
 
     memory_bytes: int | None = 2 * _GiB
     cpu_seconds: int | None = 600
+    cpu_cores: float | None = 1.0
     open_files: int | None = 256
     processes: int | None = 256
     log_bytes: int = 1 * _MiB
@@ -192,11 +208,15 @@ class BotProcess:
         workdir: Path,
         log_path: Path,
         cgroup: BotCgroup | None = None,
+        user: BotUser | None = None,
+        private_copy: Path | None = None,
     ) -> None:
         self.spec = spec
         self.workdir = workdir
         self.log_path = log_path
         self.cgroup = cgroup  # every process the bot started, where cgroups are available
+        self.user = user  # the user id it runs as, held until it is stopped
+        self._private_copy = private_copy  # its own copy of its files, removed when it stops
         # Read from the cgroup as the bot is stopped, before the group goes.
         self.memory_peak_bytes: int | None = None  # all its processes together
         self.oom_kills = 0  # its processes the kernel killed for going over memory_bytes
@@ -222,6 +242,11 @@ class BotProcess:
     def poll(self) -> int | None:
         """Reap the bot if it exited; return its exit status or None."""
         return self._popen.poll()
+
+    @property
+    def cpu_meter(self) -> CpuMeter | None:
+        """How long other bots' load kept this one from the CPU, where the kernel counts it."""
+        return None if self.cgroup is None else self.cgroup.cpu_meter()
 
     def log_tail(self, n_bytes: int = 2000) -> str:
         """Return the last ``n_bytes`` of the bot's captured output."""
@@ -267,6 +292,10 @@ class BotProcess:
             if self.cgroup is not None:
                 self.cgroup.remove()
             LEDGER.discard(pgid)
+            if self.user is not None:
+                self.user.release()
+            if self._private_copy is not None:
+                shutil.rmtree(self._private_copy, ignore_errors=True)
 
     def __enter__(self) -> Self:
         return self
@@ -287,24 +316,83 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-def bot_environment(spec: BotSpec, seat_env: Mapping[str, str], home: Path) -> dict[str, str]:
+def bot_environment(
+    spec: BotSpec, seat_env: Mapping[str, str], home: Path, pass_env: Sequence[str] = ()
+) -> dict[str, str]:
     """The only environment a bot gets: an allowlist, never the arena's whole one.
 
-    ``PATH`` and ``LANG`` (from the arena's), ``HOME`` (the bot's working directory),
-    ``ARENA_BOT_DIR``, ``PYTHONUNBUFFERED=1``, the variables the manifest names in
-    ``env`` (those the arena has set), then ``seat_env`` (``ARENA_ADDRESS``,
+    ``PATH`` (the arena's, with its own Python's directory first, so that ``python3`` in a
+    build or a script is the interpreter the arena and its SDK run on) and ``LANG``,
+    ``HOME`` (the bot's working directory), ``ARENA_BOT_DIR``, ``ARENA_PROTO_DIR`` (the
+    directory holding the contract, ``arena/v1/arena.proto``), ``PYTHONUNBUFFERED=1``,
+    the variables the operator passes (``pass_env``: ``arena run --pass-env NAME``, those
+    the arena has set; never a manifest's wish), then ``seat_env`` (``ARENA_ADDRESS``,
     ``ARENA_TOKEN``, ...), which wins. Anything else of the arena's (its gRPC tuning,
     credentials, paths to its database) stays out.
     """
+    path = os.environ.get("PATH", os.defpath)
+    python_dir = os.path.dirname(sys.executable)
+    if python_dir and path.split(os.pathsep)[0] != python_dir:
+        path = os.pathsep.join([python_dir, path])
     child = {
-        "PATH": os.environ.get("PATH", os.defpath),
+        "PATH": path,
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "HOME": str(home),
         "ARENA_BOT_DIR": str(spec.directory),
         "PYTHONUNBUFFERED": "1",
     }
-    child |= {name: os.environ[name] for name in spec.env if name in os.environ}
+    contract = contract_dir()
+    if contract is not None:
+        child["ARENA_PROTO_DIR"] = str(contract)
+    child |= {name: os.environ[name] for name in pass_env if name in os.environ}
     return child | dict(seat_env)
+
+
+def private_copy(path: Path) -> Path:
+    """A copy of a bot's files (a directory's versioned files, or one executable) in a new
+    private directory, for one seat: returns the copy (``<new dir>/bot`` or
+    ``<new dir>/<file name>``). The new directory is named after this arena process, so that
+    ``arena.bots.reaper`` removes what an arena that died left."""
+    holder = Path(tempfile.mkdtemp(prefix=f"{SEAT_COPY_PREFIX}{owner_tag()}-"))
+    try:
+        if path.is_dir():
+            target = holder / "bot"
+            target.mkdir(mode=0o755)
+            for rel, source in versioned_files(path):
+                destination = target / rel
+                for parent in reversed(destination.relative_to(target).parents[:-1]):
+                    (target / parent).mkdir(mode=0o755, exist_ok=True)
+                _copy_entry(source, destination)
+            target.chmod(0o755)  # mkdir's mode is masked by the umask
+            for root, dirs, _ in os.walk(target):
+                for name in dirs:
+                    if not os.path.islink(os.path.join(root, name)):
+                        os.chmod(os.path.join(root, name), 0o755)
+        else:
+            target = holder / path.name
+            _copy_entry(path.resolve(), target)
+    except BaseException:
+        shutil.rmtree(holder, ignore_errors=True)
+        raise
+    return target
+
+
+def walk_tree(directory: Path) -> Iterator[Path]:
+    """``directory`` and everything under it, links as links (never followed)."""
+    yield directory
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            yield Path(root) / name
+
+
+def _copy_entry(source: Path, destination: Path) -> None:
+    """One file (readable, and executable if it was, by the bot's own user; the holder
+    directory, 0700, keeps the host's other users out) or one link, kept a link."""
+    if source.is_symlink():
+        destination.symlink_to(os.readlink(source))
+        return
+    shutil.copyfile(source, destination, follow_symlinks=False)
+    destination.chmod(0o755 if os.access(source, os.X_OK) else 0o644)
 
 
 def start_bot(
@@ -315,53 +403,88 @@ def start_bot(
     log_path: Path,
     limits: Limits,
     sandbox: Sandbox | None = None,
+    pass_env: Sequence[str] = (),
+    command: Sequence[str] | None = None,
+    log_header: str = "",
 ) -> BotProcess:
-    """Launch ``spec.command`` with output captured to ``log_path``.
+    """Launch ``spec.command`` (or ``command``: a build's) with output captured to
+    ``log_path``.
 
     With ``sandbox``, the command runs inside bubblewrap (see ``arena.bots.sandbox``):
     its working directory and HOME are ``WORKDIR``, a capped tmpfs that ends with it,
-    and nothing is written to ``workdir``. Without, ``workdir`` (created if missing) is
-    its working directory and HOME, and stays after it (see ``Match.launch``).
+    and nothing is written to ``workdir``. Its files are a private copy of
+    ``sandbox.bot_dir``, shown at that path, unless the sandbox is ``writable`` (a build,
+    which writes into the one copy it is given). It runs under the seccomp filter and,
+    when the arena is root, as a user of its own. Without, ``workdir`` (created if
+    missing) is its working directory and HOME, and stays after it (see
+    ``Match.launch``).
 
     The environment is :func:`bot_environment`: ``env`` (the seat's variables) on an
-    allowlist. The log's parent directory is created if missing and the log file
-    truncated. Raises :class:`BotStartError` if the command cannot be executed.
+    allowlist, with the operator's ``pass_env``. The log's parent directory is created if
+    missing and the log file truncated. Raises :class:`BotStartError` if the command
+    cannot be executed.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    log_path.write_bytes(b"")
+    log_path.write_bytes(log_header.encode())
 
     # Resolve again: files the build created did not exist when the
     # manifest was loaded.
-    command = list(resolve_command(spec.command, spec.directory))
-    cgroup = BotCgroup.create(limits.processes, limits.memory_bytes)
-    if sandbox is not None:
-        command = sandboxed(command, sandbox)
-        cwd, home = spec.directory, WORKDIR
-    else:
-        workdir.mkdir(parents=True, exist_ok=True)
-        cwd, home = workdir, workdir.resolve()
-    child_env = bot_environment(spec, env, home)
+    argv = list(resolve_command(spec.command, spec.directory) if command is None else command)
+    user: BotUser | None = None
+    copy: Path | None = None
+    seccomp: int | None = None
+    cgroup: BotCgroup | None = None
     try:
+        cgroup = BotCgroup.create(limits.processes, limits.memory_bytes, limits.cpu_cores)
+        if sandbox is not None:
+            user = claim_user()
+            if not sandbox.writable:
+                copy = private_copy(sandbox.bot_dir)
+            elif user is not None:
+                for path in walk_tree(sandbox.bot_dir):  # a build writes into its copy
+                    os.lchown(path, user.uid, user.uid)
+            seccomp = filter_fd()
+            sandbox = dataclasses.replace(
+                sandbox,
+                bot_dir=copy or sandbox.bot_dir,
+                mount_at=sandbox.mount_at or sandbox.bot_dir,
+                uid=None if user is None else user.uid,
+                seccomp_fd=seccomp,
+            )
+            argv = sandboxed(argv, sandbox)
+            cwd, home = spec.directory, WORKDIR
+        else:
+            workdir.mkdir(parents=True, exist_ok=True)
+            cwd, home = workdir, workdir.resolve()
+        child_env = bot_environment(spec, env, home, pass_env)
         popen = subprocess.Popen(
-            command,
-            cwd=cwd,
+            argv,
+            cwd=cwd if cwd.is_dir() else None,
             env=child_env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
+            pass_fds=() if seccomp is None else (seccomp,),
             preexec_fn=_make_preexec(
                 limits.rlimits(address_space=cgroup is None or not cgroup.limits_memory),
                 cgroup.procs_files if cgroup is not None else None,
             ),
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        message = f"cannot start bot {spec.name!r} ({command[0]}): {exc}"
+        message = f"cannot start bot {spec.name!r} ({argv[0]}): {exc}"
         log_path.write_text(f"[arena] {message}\n")
         if cgroup is not None:
             cgroup.remove()
+        if user is not None:
+            user.release()
+        if copy is not None:
+            shutil.rmtree(copy.parent, ignore_errors=True)
         raise BotStartError(message) from exc
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)  # bubblewrap has its own copy, and reads it at once
 
     assert popen.stdout is not None
     reader = threading.Thread(
@@ -373,4 +496,13 @@ def start_bot(
     reader.start()
     if cgroup is None:  # a cgroup names its owner; otherwise the ledger must (arena.bots.reaper)
         LEDGER.add(popen.pid)
-    return BotProcess(spec, popen, reader, workdir=workdir, log_path=log_path, cgroup=cgroup)
+    return BotProcess(
+        spec,
+        popen,
+        reader,
+        workdir=workdir,
+        log_path=log_path,
+        cgroup=cgroup,
+        user=user,
+        private_copy=None if copy is None else copy.parent,
+    )

@@ -14,6 +14,10 @@ to start (``reap``) kills what is still alive behind them:
   cgroup, a process that left its bot's group with setsid cannot be told from any other
   process: only the sandbox's PID namespace or a cgroup catches that one.
 
+Each sandboxed seat also runs a private copy of its bot's files, in a directory of the
+system's temporary directory named ``arena-seat-<pid>-<start time>-…``; ``reap`` removes
+those of arenas that died.
+
 An owner is dead when its pid is gone or now names a process that started at another time.
 """
 
@@ -21,8 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import stat
+import tempfile
 import threading
 import time
 from collections.abc import Iterable
@@ -30,9 +36,10 @@ from pathlib import Path
 
 from arena.bots.cgroup import hierarchies, kill_groups, owner_tag, start_time
 
-__all__ = ["LEDGER", "Ledger", "reap", "runtime_dir"]
+__all__ = ["LEDGER", "SEAT_COPY_PREFIX", "Ledger", "reap", "runtime_dir"]
 
 _KILL_TIMEOUT_S = 2.0
+SEAT_COPY_PREFIX = "arena-seat-"  # + owner tag: a seat's private copy of its bot's files
 
 
 def runtime_dir() -> Path | None:
@@ -169,6 +176,20 @@ def _read_ledger(path: Path) -> list[tuple[int, int]]:
     return groups
 
 
+def _remove_dead_copies() -> None:
+    """The seats' private copies of their bots left by arenas that died."""
+    with contextlib.suppress(OSError):
+        for entry in Path(tempfile.gettempdir()).glob(f"{SEAT_COPY_PREFIX}*"):
+            # arena-seat-<pid>-<start time>-<random>
+            pid, _, rest = entry.name.removeprefix(SEAT_COPY_PREFIX).partition("-")
+            started = rest.partition("-")[0]
+            info = entry.lstat()
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+                continue  # not one this user's arenas made
+            if _dead(f"{pid}-{started}") is not None:
+                shutil.rmtree(entry, ignore_errors=True)
+
+
 def reap() -> str | None:
     """Kill what arenas that died left running; one line saying so, or None if none was left.
 
@@ -199,6 +220,7 @@ def reap() -> str | None:
                 owners.add(owner)
             with contextlib.suppress(OSError):
                 ledger.unlink()
+    _remove_dead_copies()
     if not killed:
         return None
     count = len(killed)

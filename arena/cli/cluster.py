@@ -14,6 +14,7 @@ from arena.present.safe_text import literal
 from .common import err_console, fail
 
 if TYPE_CHECKING:
+    from arena.bots.build import BotOptions
     from arena.tournament.executor import MatchExecutor
 
 ClusterOption = Annotated[
@@ -42,7 +43,7 @@ def cluster_executor(
     tls_ca: Path | None,
     tls_cert: Path | None,
     tls_key: Path | None,
-    build: bool,
+    options: BotOptions,
 ) -> MatchExecutor | None:
     """The executor for ``--cluster``; None without it (the run plays on this machine)."""
     if address is None:
@@ -60,7 +61,7 @@ def cluster_executor(
         address, security = cluster_connection(address, tls_ca, tls_cert, tls_key)
     except ClusterError as error:
         fail(str(error))
-    return DaskExecutor(address, security=security, build=build)
+    return DaskExecutor(address, security=security, builds=options)
 
 
 def cluster_sandbox(sandbox: bool, workdir_mb: int) -> bool:

@@ -15,7 +15,8 @@ from rich.text import Text
 from arena.present.safe_text import literal
 
 if TYPE_CHECKING:
-    from arena.bots import BotSpec, Limits
+    from arena.bots import BotSpec
+    from arena.bots.build import BotOptions
     from arena.tournament.results import ResultsStore
 
 # soft_wrap: messages and paths stay on one line whatever the terminal's width.
@@ -60,10 +61,38 @@ MemoryOption = Annotated[
     ),
 ]
 CpuOption = Annotated[int, typer.Option(help="CPU-time limit per bot process (seconds).")]
+CpuCoresOption = Annotated[
+    float,
+    typer.Option(
+        help="CPU per bot, all its processes together, in cores (a cgroup quota where the "
+        "machine has the cpu controller); every bot has the same share."
+    ),
+]
 ProcessesOption = Annotated[int, typer.Option(help="Processes and threads per bot (cgroup).")]
-LogOption = Annotated[int, typer.Option(help="Log kept per seat (KiB).")]
+LogOption = Annotated[int, typer.Option(help="Log kept per seat and per build (KiB).")]
 BuildOption = Annotated[
-    bool, typer.Option(help="Run each bot's build command (from its bot.toml) first.")
+    bool,
+    typer.Option(
+        help="Run each bot's build command (from its bot.toml) first, in the sandbox, in "
+        "a copy of the bot kept per version."
+    ),
+]
+BuildNetworkOption = Annotated[
+    bool,
+    typer.Option(
+        "--build-network",
+        help="Give builds the host's network (e.g. npm ci), and so whatever it reaches "
+        "(loopback services, a cluster's scheduler). Seats never get it.",
+    ),
+]
+PassEnvOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--pass-env",
+        metavar="NAME",
+        help="Give every bot (builds and seats) this variable of the arena's environment "
+        "(repeatable). Bots get no other variable of the arena's.",
+    ),
 ]
 
 
@@ -77,14 +106,45 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def bot_limits(memory_mb: int, cpu_seconds: int, processes: int, log_kb: int) -> Limits:
+def bot_options(
+    *,
+    sandbox: bool = True,
+    workdir_mb: int = 64,
+    memory_mb: int = 2048,
+    cpu_seconds: int = 600,
+    cpu_cores: float = 1.0,
+    processes: int = 256,
+    log_kb: int = 1024,
+    build: bool = True,
+    build_network: bool = False,
+    pass_env: list[str] | None = None,
+    warn: bool = True,
+) -> BotOptions:
+    """The one value of the bot options every command takes; checked, and with
+    ``warn`` one line on stderr when the bots run unsandboxed (``check_sandbox``)."""
     from arena.bots import Limits
+    from arena.bots.build import BotOptions
+    from arena.bots.manifest import check_pass_env
 
-    return Limits(
-        memory_bytes=memory_mb * MIB,
-        cpu_seconds=cpu_seconds,
-        processes=processes,
-        log_bytes=log_kb * 1024,
+    if cpu_cores <= 0:
+        fail("--cpu-cores must be more than 0")
+    try:
+        passed = check_pass_env(pass_env or [])
+    except ValueError as error:
+        fail(str(error))
+    return BotOptions(
+        limits=Limits(
+            memory_bytes=memory_mb * MIB,
+            cpu_seconds=cpu_seconds,
+            cpu_cores=cpu_cores,
+            processes=processes,
+            log_bytes=log_kb * 1024,
+        ),
+        sandbox=check_sandbox(sandbox, workdir_mb) if warn else sandbox,
+        workdir_bytes=workdir_mb * MIB,
+        pass_env=passed,
+        build=build,
+        build_network=build_network,
     )
 
 
@@ -128,21 +188,26 @@ def load_entrants(names: list[str], registry_root: Path = DEFAULT_REGISTRY) -> l
     return specs
 
 
-def build_entrants(specs: list[BotSpec], log_dir: Path, build: bool) -> None:
-    """Build the bots whose manifest says how, once, before they play."""
-    from arena.bots import BotBuildError, build_bot
+def prepare_entrants(specs: list[BotSpec], options: BotOptions) -> list[BotSpec]:
+    """Each bot ready to run: copied per version and built there once (the sandbox's
+    build, ``arena.bots.build``), its source directory never written."""
+    from arena.bots import BotBuildError
+    from arena.bots.build import BotCache, PrepareError
 
-    if not build:
-        return
-    for spec in {s.directory: s for s in specs if s.build}.values():
-        log = log_dir / f"build-{spec.name}.log"
-        # On stderr, so that --json output stays clean.
-        err_console.print(literal(f"building {spec.name}: {' '.join(spec.build or ())}"))
+    cache = BotCache()
+    prepared = []
+    for spec in specs:
+        if options.build and spec.build and not cache.is_ready(spec):
+            # On stderr, so that --json output stays clean.
+            err_console.print(literal(f"building {spec.name}@{spec.version}: {spec.build_line}"))
         try:
-            build_bot(spec, log)
+            prepared.append(cache.prepare(spec, options))
         except BotBuildError as error:
             err_console.print(literal(error.log_tail.rstrip(), keep_newlines=True))
-            fail(f"{spec.name} did not build: {str(error).splitlines()[0]} (log: {log})")
+            fail(f"{spec.name} did not build: {str(error).splitlines()[0]}")
+        except PrepareError as error:
+            fail(str(error))
+    return prepared
 
 
 def open_store(db: Path, create: bool = True) -> ResultsStore:

@@ -24,26 +24,27 @@ from .cluster import (
 from .common import (
     DEFAULT_DB,
     DEFAULT_REGISTRY,
-    MIB,
+    BuildNetworkOption,
     BuildOption,
+    CpuCoresOption,
     CpuOption,
     DbOption,
     DecisionOption,
     LogOption,
     MemoryOption,
     OverageOption,
+    PassEnvOption,
     ProcessesOption,
     RegistryOption,
     SandboxOption,
     WorkdirOption,
-    bot_limits,
-    build_entrants,
-    check_sandbox,
+    bot_options,
     console,
     err_console,
     fail,
     load_entrants,
     open_store,
+    prepare_entrants,
     reap_leftovers,
 )
 from .report import write_html_report
@@ -104,9 +105,12 @@ def compare(
     workdir_mb: WorkdirOption = 64,
     memory_mb: MemoryOption = 2048,
     cpu_seconds: CpuOption = 600,
+    cpu_cores: CpuCoresOption = 1.0,
     processes: ProcessesOption = 256,
     log_kb: LogOption = 1024,
     build: BuildOption = True,
+    build_network: BuildNetworkOption = False,
+    pass_env: PassEnvOption = None,
     cluster: ClusterOption = None,
     cluster_tls_ca: TlsCaOption = None,
     cluster_tls_cert: TlsCertOption = None,
@@ -146,7 +150,20 @@ def compare(
         fail("--run-id must not be empty")
     specs = load_entrants([new, base], registry)
     open_store(db).close()  # a clear error now for a file that is not a results database
-    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, build)
+    options = bot_options(
+        sandbox=sandbox,
+        workdir_mb=workdir_mb,
+        memory_mb=memory_mb,
+        cpu_seconds=cpu_seconds,
+        cpu_cores=cpu_cores,
+        processes=processes,
+        log_kb=log_kb,
+        build=build,
+        build_network=build_network,
+        pass_env=pass_env,
+        warn=cluster is None,
+    )
+    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
     config = CompareConfig(
         entrants=tuple(specs),
         games=0,  # each batch sets how far it plays
@@ -154,13 +171,10 @@ def compare(
         jobs=jobs or os.cpu_count() or 1,
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
-        limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
-        sandbox=(
-            check_sandbox(sandbox, workdir_mb)
-            if executor is None
-            else cluster_sandbox(sandbox, workdir_mb)
-        ),
-        workdir_bytes=workdir_mb * MIB,
+        limits=options.limits,
+        sandbox=options.sandbox if executor is None else cluster_sandbox(sandbox, workdir_mb),
+        workdir_bytes=options.workdir_bytes,
+        pass_env=options.pass_env,
         test=test,
         max_games=max_games,
         batch=batch,
@@ -177,7 +191,9 @@ def compare(
 
         err_console.print(seed_warning(seed), highlight=False, markup=False)
     if executor is None:  # on a cluster each worker builds what it is shipped
-        build_entrants(specs, db.parent / "logs", build)
+        import dataclasses
+
+        config = dataclasses.replace(config, entrants=tuple(prepare_entrants(specs, options)))
     from arena.present.compare import CompareProgressLine, render_compare
 
     try:

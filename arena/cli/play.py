@@ -8,23 +8,24 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .common import (
-    MIB,
+    BuildNetworkOption,
     BuildOption,
+    CpuCoresOption,
     CpuOption,
     DecisionOption,
     LogOption,
     MemoryOption,
     OverageOption,
+    PassEnvOption,
     ProcessesOption,
     SandboxOption,
     WorkdirOption,
-    bot_limits,
-    build_entrants,
-    check_sandbox,
+    bot_options,
     console,
     err_console,
     fail,
     load_entrants,
+    prepare_entrants,
     reap_leftovers,
 )
 
@@ -57,9 +58,12 @@ def play(
     workdir_mb: WorkdirOption = 64,
     memory_mb: MemoryOption = 2048,
     cpu_seconds: CpuOption = 600,
+    cpu_cores: CpuCoresOption = 1.0,
     processes: ProcessesOption = 256,
     log_kb: LogOption = 1024,
     build: BuildOption = True,
+    build_network: BuildNetworkOption = False,
+    pass_env: PassEnvOption = None,
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
     reap_leftovers()
@@ -75,7 +79,19 @@ def play(
         from arena.tournament.schedule import seed_warning
 
         err_console.print(seed_warning(seed), highlight=False, markup=False)
-    build_entrants(specs, out / "logs", build)
+    options = bot_options(
+        sandbox=sandbox,
+        workdir_mb=workdir_mb,
+        memory_mb=memory_mb,
+        cpu_seconds=cpu_seconds,
+        cpu_cores=cpu_cores,
+        processes=processes,
+        log_kb=log_kb,
+        build=build,
+        build_network=build_network,
+        pass_env=pass_env,
+    )
+    specs = prepare_entrants(specs, options)
     manual_seats = frozenset(manual or ())
     if any(not 0 <= s <= 5 for s in manual_seats):
         fail("R1.1: seats are 0..5")
@@ -90,10 +106,17 @@ def play(
             )
 
     settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
-    sandbox = check_sandbox(sandbox, workdir_mb)
-    limits = bot_limits(memory_mb, cpu_seconds, processes, log_kb)
     result = play_one_game(
-        specs, seed, out, settings, manual_seats, show_manual, sandbox, limits, workdir_mb * MIB
+        specs,
+        seed,
+        out,
+        settings,
+        manual_seats,
+        show_manual,
+        options.sandbox,
+        options.limits,
+        options.workdir_bytes,
+        options.pass_env,
     )
     labels = [entrant_label(spec.name, spec.version) for spec in specs]
     render_game(console, result, labels, seed)

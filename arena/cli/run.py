@@ -20,8 +20,9 @@ from .cluster import (
 from .common import (
     DEFAULT_DB,
     DEFAULT_REGISTRY,
-    MIB,
+    BuildNetworkOption,
     BuildOption,
+    CpuCoresOption,
     CpuOption,
     DbOption,
     DecisionOption,
@@ -29,19 +30,19 @@ from .common import (
     LogOption,
     MemoryOption,
     OverageOption,
+    PassEnvOption,
     ProcessesOption,
     RegistryOption,
     SandboxOption,
     WideOption,
     WorkdirOption,
-    bot_limits,
-    build_entrants,
-    check_sandbox,
+    bot_options,
     console,
     err_console,
     fail,
     load_entrants,
     open_store,
+    prepare_entrants,
     reap_leftovers,
     show_report,
 )
@@ -112,9 +113,12 @@ def run(
     workdir_mb: WorkdirOption = 64,
     memory_mb: MemoryOption = 2048,
     cpu_seconds: CpuOption = 600,
+    cpu_cores: CpuCoresOption = 1.0,
     processes: ProcessesOption = 256,
     log_kb: LogOption = 1024,
     build: BuildOption = True,
+    build_network: BuildNetworkOption = False,
+    pass_env: PassEnvOption = None,
     html: Annotated[
         bool,
         typer.Option(
@@ -175,9 +179,22 @@ def run(
     (err_console if as_json else console).print(
         plan.describe(len(specs)), highlight=False, markup=False
     )
-    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, build)
+    options = bot_options(
+        sandbox=sandbox,
+        workdir_mb=workdir_mb,
+        memory_mb=memory_mb,
+        cpu_seconds=cpu_seconds,
+        cpu_cores=cpu_cores,
+        processes=processes,
+        log_kb=log_kb,
+        build=build,
+        build_network=build_network,
+        pass_env=pass_env,
+        warn=cluster is None,
+    )
+    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
     if executor is None:  # on a cluster each worker builds what it is shipped
-        build_entrants(specs, db.parent / "logs", build)
+        specs = prepare_entrants(specs, options)
     jobs = jobs or os.cpu_count() or 1
     config = RunConfig(
         entrants=tuple(specs),
@@ -186,14 +203,11 @@ def run(
         jobs=jobs,
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
-        limits=bot_limits(memory_mb, cpu_seconds, processes, log_kb),
+        limits=options.limits,
         schedule=plan,
-        sandbox=(
-            check_sandbox(sandbox, workdir_mb)
-            if executor is None
-            else cluster_sandbox(sandbox, workdir_mb)
-        ),
-        workdir_bytes=workdir_mb * MIB,
+        sandbox=options.sandbox if executor is None else cluster_sandbox(sandbox, workdir_mb),
+        workdir_bytes=options.workdir_bytes,
+        pass_env=options.pass_env,
         referees=referees or referee_processes(jobs, os.cpu_count() or 1),
     )
     from arena.present.display import RunProgressBar

@@ -11,12 +11,18 @@ from arena.present.safe_text import literal
 
 from .common import (
     DEFAULT_REGISTRY,
-    MIB,
+    BuildNetworkOption,
+    CpuCoresOption,
+    CpuOption,
     DecisionOption,
+    LogOption,
+    MemoryOption,
+    PassEnvOption,
+    ProcessesOption,
     RegistryOption,
     SandboxOption,
     WorkdirOption,
-    check_sandbox,
+    bot_options,
     console,
     err_console,
     fail,
@@ -35,6 +41,13 @@ def submit(
     join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
     sandbox: SandboxOption = True,
     workdir_mb: WorkdirOption = 64,
+    memory_mb: MemoryOption = 2048,
+    cpu_seconds: CpuOption = 600,
+    cpu_cores: CpuCoresOption = 1.0,
+    processes: ProcessesOption = 256,
+    log_kb: LogOption = 1024,
+    build_network: BuildNetworkOption = False,
+    pass_env: PassEnvOption = None,
 ) -> None:
     """Build a bot, check it in a validation match against the sample bots, register it."""
     reap_leftovers()
@@ -42,24 +55,28 @@ def submit(
     from arena.bots.manifest import check_name
     from arena.present.display import render_checks
     from arena.referee.table import TableSettings
-    from arena.tournament.registry import Registry
+    from arena.tournament.registry import Registry, RegistryError
     from arena.tournament.submit import submit as submit_bot
 
     settings = TableSettings(decision_ms=decision_ms, join_timeout_s=join_timeout)
     try:
         if name is not None:  # checked before the match: it becomes a registry directory
             check_name(name, "arena submit", "--name")
-        sandbox = check_sandbox(sandbox, workdir_mb)
-        result = submit_bot(
-            path,
-            Registry(registry),
-            name=name,
-            games=games,
-            settings=settings,
+        options = bot_options(
             sandbox=sandbox,
-            workdir_bytes=workdir_mb * MIB,
+            workdir_mb=workdir_mb,
+            memory_mb=memory_mb,
+            cpu_seconds=cpu_seconds,
+            cpu_cores=cpu_cores,
+            processes=processes,
+            log_kb=log_kb,
+            build_network=build_network,
+            pass_env=pass_env,
         )
-    except BotSpecError as error:
+        result = submit_bot(
+            path, Registry(registry), name=name, games=games, settings=settings, options=options
+        )
+    except (BotSpecError, RegistryError) as error:
         fail(str(error))
     render_checks(console, result)
     spec = result.spec

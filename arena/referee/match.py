@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.bots import MANIFEST_NAME, BotProcess, BotSpec, Limits, start_bot
+from arena.bots import BotProcess, BotSpec, Limits, start_bot
 from arena.bots.process import BotStartError
 from arena.bots.sandbox import (
     DEFAULT_WORKDIR_BYTES,
@@ -104,9 +104,11 @@ class Referee:
         directory = Path(tempfile.mkdtemp(prefix=f"seat{link.seat}-", dir=self._tmp.name))
         registry = TokenRegistry()
         registry.register(link)
-        server, link.address = create_server(
-            f"unix:{directory}/referee.sock", registry, self.join_timeout
-        )
+        socket = directory / "referee.sock"
+        server, link.address = create_server(f"unix:{socket}", registry, self.join_timeout)
+        # A bot may run as a user of its own (arena.bots.users), and connecting takes write
+        # permission on the socket; its directory (0700) keeps everyone else out.
+        socket.chmod(0o777)
         # Listening already: a bot that dials before the server runs waits in the backlog.
         started = self._loop.create_task(server.start())
         self._seats[link.token] = (server, directory, started)
@@ -179,6 +181,7 @@ class MatchPlan:
     # Paths no bot may see even where they lie inside a path it sees (its own directory,
     # the arena's package): the results database, the registry, log roots.
     private: tuple[Path, ...] = ()
+    pass_env: tuple[str, ...] = ()  # the arena's variables the operator passes to every bot
 
 
 @dataclass
@@ -243,11 +246,13 @@ class Match:
                     log_path=plan.log_dir / f"seat{seat}.log",
                     limits=plan.limits,
                     sandbox=self._sandbox(spec, link) if sandbox else None,
+                    pass_env=plan.pass_env,
                 )
             except BotStartError:
                 link.close()  # recorded as no_join; the seat is auto-played
                 continue
             self.processes[seat] = process
+            link.cpu_meter = process.cpu_meter
         self.start_seconds = time.monotonic() - started
 
     def _seat_socket(self, link: SeatLink) -> Path:
@@ -258,17 +263,13 @@ class Match:
         return Path(address.removeprefix("unix:"))
 
     def _sandbox(self, spec: BotSpec, link: SeatLink) -> Sandbox:
-        """The seat's own code, socket and tmpfs; every seat's files, the other entrants'
-        code and the plan's private paths hidden wherever they lie inside a bound path."""
-        # Only directory bots: an executable's directory may be a shared system folder.
-        others = {
-            e.directory.resolve()
-            for e in self.plan.entrants
-            if (e.directory / MANIFEST_NAME).exists()
-        } - {spec.directory.resolve()}
+        """The seat's own code (``start_bot`` gives it a private copy), socket and tmpfs;
+        every seat's files, the other entrants' code and the plan's private paths hidden
+        wherever they lie inside a bound path."""
+        others = {e.path.resolve() for e in self.plan.entrants} - {spec.path.resolve()}
         private = {p.resolve() for p in (self.plan.log_dir, *self.plan.private)}
         return Sandbox(
-            bot_dir=spec.directory.resolve(),
+            bot_dir=spec.path.resolve(),
             socket=self._seat_socket(link),
             runtime=runtime_paths(),
             hidden=tuple(sorted(private | others)),

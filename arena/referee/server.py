@@ -21,9 +21,12 @@ from typing import Any, Final
 
 from google.protobuf.message import DecodeError
 
+from arena.bots.cgroup import CpuMeter, CpuReading
 from arena.v1 import arena_pb2 as pb
 from arena.wire.grpc_env import configure_grpc
 from arena.wire.protocol import PROTOCOL_VERSION
+
+from .starved import StarvationCredit
 
 configure_grpc()  # grpc reads its settings once, when first imported
 import grpc  # noqa: E402
@@ -102,6 +105,9 @@ class SeatLink:
     # Sees every message to and from this seat ("down" and "up"), for transcripts.
     tap: Callable[[str, pb.RefereeMessage | bytes], None] | None = None
     expired: bool = False  # the join deadline passed while someone waited for the join
+    # How long other bots' load kept this seat's bot from the CPU (its cgroup's pressure),
+    # where the kernel counts it: never charged to the seat (arena.referee.starved).
+    cpu_meter: CpuMeter | None = None
     _context: Any = None
     _watchers: int = 0
 
@@ -139,14 +145,22 @@ class SeatLink:
         The deadline counts only time in which the referee could serve: a join that
         arrived in time but waited for a busy event loop (another seat's flood, a slow
         machine) is not late, so each tick the loop comes back late moves the deadline
-        (and the token's, which is the same) by that lateness.
+        (and the token's, which is the same) by that lateness. Nor does it count the time
+        other bots' load kept this bot from the CPU since it was launched (its group's
+        counters start at its launch).
         """
         joined = asyncio.ensure_future(self.joined.wait())
         gone = asyncio.ensure_future(self.gone.wait())
+        credit = None
+        if self.cpu_meter is not None:
+            credit = StarvationCredit(self.cpu_meter, CpuReading(0.0, 0.0))
         self._watchers += 1
         try:
             while not (joined.done() or gone.done()):
                 remaining = self.join_deadline - time.monotonic()
+                if remaining <= 0 and credit is not None:
+                    self.join_deadline += credit.more()
+                    remaining = self.join_deadline - time.monotonic()
                 if remaining <= 0:
                     self.expired = True
                     break

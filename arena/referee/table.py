@@ -38,6 +38,7 @@ from arena.wire.protocol import (
 from .policy import POLICY, Fault, FaultKind, fallback_action
 from .result import GameResult, SeatStats
 from .server import LinkClosedError, SeatLink
+from .starved import StarvationCredit
 
 SEATS = 6
 SEND_TIMEOUT = 5.0  # a bot that does not read its messages for this long is stalled
@@ -79,11 +80,17 @@ class _Exchange:
     asked_at: float
     sent_at: float | None  # None: the request was never delivered
     answered_at: float
+    starved: float = 0.0  # of the elapsed time, what other bots' load kept the bot off the CPU
 
     @property
     def elapsed(self) -> float:
         """The bot's time: from delivery to answer; an undelivered request takes none."""
         return 0.0 if self.sent_at is None else self.answered_at - self.sent_at
+
+    @property
+    def charged(self) -> float:
+        """The time the seat's clock is charged: its own, not what it was starved of."""
+        return max(0.0, self.elapsed - self.starved)
 
 
 OnGame = Callable[[GameResult], Awaitable[None] | None]
@@ -283,6 +290,7 @@ class Table:
         answer: Action | Refusal
         sent_at: float | None = None
         asked_at = time.monotonic()
+        credit: StarvationCredit | None = None
         try:
             # One deadline, moved once (cheaper than two on the hot path): first for the
             # delivery, then for the answer. Delivering is not timed against the decision
@@ -291,6 +299,7 @@ class Table:
             async with asyncio.timeout(SEND_TIMEOUT) as deadline:
                 await state.link.write(message)
                 sent_at = time.monotonic()
+                credit = StarvationCredit.since_now(state.link.cpu_meter)
                 deadline.reschedule(
                     asyncio.get_running_loop().time() + (time_ms + state.bank_ms) / 1000
                 )
@@ -301,11 +310,34 @@ class Table:
                 answer = Refusal(FaultKind.STALLED, "the bot does not read its messages")
             else:
                 late = await self._answer_already_here(state, kind, request_id)
+                if late is None and credit is not None:
+                    late = await self._answer_while_starved(state, kind, request_id, credit)
                 timeout = Refusal(FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank")
                 answer = timeout if late is None else late
         except LinkClosedError:
             answer = Refusal(FaultKind.CLOSED, state.link.close_reason)
-        return _Exchange(answer, asked_at, sent_at, time.monotonic())
+        answered_at = time.monotonic()
+        starved = 0.0
+        if credit is not None and sent_at is not None:
+            if (answered_at - sent_at) * 1000 > time_ms:  # only then does it touch the bank
+                credit.more()
+            starved = credit.granted
+        return _Exchange(answer, asked_at, sent_at, answered_at, starved)
+
+    async def _answer_while_starved(
+        self, state: _SeatState, kind: DecisionKind, request_id: int, credit: StarvationCredit
+    ) -> Action | Refusal | None:
+        """Past the deadline: as long as other bots' load kept this one off the CPU, its
+        deadline moves by that much (``arena.referee.starved``); None if it still missed."""
+        while (extra := credit.more()) > 0:
+            try:
+                async with asyncio.timeout(extra):
+                    return await self._await_answer(state, kind, request_id)
+            except TimeoutError:
+                continue
+            except LinkClosedError:
+                return Refusal(FaultKind.CLOSED, state.link.close_reason)
+        return None
 
     def _charge(self, state: _SeatState, exchange: _Exchange) -> None:
         """The decision's time goes to the seat's statistics, and beyond its time to the bank."""
@@ -315,7 +347,7 @@ class Table:
         stats.decision_seconds_total += elapsed
         stats.decision_seconds_max = max(stats.decision_seconds_max, elapsed)
         self.round_trips.append(exchange.answered_at - exchange.asked_at)
-        over_ms = elapsed * 1000 - self.settings.decision_ms
+        over_ms = exchange.charged * 1000 - self.settings.decision_ms
         if over_ms > 0:
             state.bank_ms = max(0.0, state.bank_ms - over_ms)
 

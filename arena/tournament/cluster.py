@@ -40,7 +40,8 @@ from distributed import Client, Future, get_worker
 from distributed.security import Security
 
 from arena.bots import BotBuildError, BotSpec
-from arena.bots.archive import BotArchive, BotCache, pack_bot
+from arena.bots.archive import BotArchive, install, pack_bot
+from arena.bots.build import BotCache, BotOptions
 from arena.bots.sandbox import SandboxUnavailableError, sandbox_problem
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
@@ -133,7 +134,7 @@ _caches: dict[Path, BotCache] = {}  # one per worker process and cache root
 def play_shipped_match(
     plan: MatchPlan,
     skip: frozenset[int],
-    build: bool,
+    builds: BotOptions,
     *archives: BotArchive,
 ) -> ShippedMatch:
     """The task: ``plan`` played whole on this worker, its entrants from ``archives`` (one
@@ -146,8 +147,16 @@ def play_shipped_match(
         )
     root = worker_root()
     cache = _caches.setdefault(root, BotCache(root / "bots"))
+    # Built as the match's bots run: the plan's sandbox, limits and variables.
+    options = dataclasses.replace(
+        builds,
+        sandbox=plan.sandbox,
+        limits=plan.limits,
+        pass_env=plan.pass_env,
+        workdir_bytes=plan.workdir_bytes,
+    )
     started = time.monotonic()
-    installed = [cache.install(archive, build) for archive in archives]
+    installed = [install(cache, archive, options) for archive in archives]
     install_seconds = time.monotonic() - started
     logs = root / "logs"
     # The coordinator's log directory is LOG_ROOT/RUN/MATCH: the same two levels here.
@@ -235,12 +244,12 @@ class DaskExecutor:
         self,
         address: str,
         security: Security | None = None,
-        build: bool = True,
+        builds: BotOptions | None = None,
         tables: int = 256,
     ) -> None:
         self.address = address
         self.security = security
-        self.build = build
+        self.builds = builds or BotOptions()  # whether and how workers build (--no-build, ...)
         # Matches handed over at once: Dask queues them and gives each worker what its
         # TABLES allow, late joiners too; this only bounds the coordinator's memory.
         self._tables = tables
@@ -319,7 +328,7 @@ class DaskExecutor:
             play_shipped_match,
             plan,
             skip,
-            self.build,
+            self.builds,
             *archives,
             key=f"arena-match-{plan.match_id}-{uuid.uuid4().hex[:8]}",
             resources={TABLES: TASK_TABLES},

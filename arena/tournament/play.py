@@ -59,6 +59,7 @@ def play_one_game(
     sandbox: bool = True,
     limits: Limits | None = None,
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES,
+    pass_env: tuple[str, ...] = (),
 ) -> PlayResult:
     """One game over gRPC; by default each bot in its sandbox where bubblewrap works."""
     if len(entrants) != 3:
@@ -84,6 +85,7 @@ def play_one_game(
         workdir_bytes=workdir_bytes,
         private=(out_dir,),
         limits=limits or Limits(),
+        pass_env=pass_env,
     )
     reports: list[GameResult] = []
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import BotSpec, BotSpecError, load_bot
-from arena.bots.manifest import check_name
+from arena.bots.build import copy_bot_files
+from arena.bots.manifest import check_name, compute_version
 from arena.tournament.results import entrant_label
 
 INDEX = "registry.json"
@@ -71,12 +72,14 @@ class Registry:
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
-        if source.is_dir():
-            copied = target / "bot"
-            shutil.copytree(source, copied, symlinks=True)
-        else:
-            copied = target / source.name
-            shutil.copy2(source, copied)
+        copied = target / ("bot" if source.is_dir() else source.name)
+        copy_bot_files(source, copied)  # what the version hashes, no more
+        if compute_version(copied) != spec.version:
+            shutil.rmtree(target)
+            raise RegistryError(
+                f"{source} changed while it was being submitted (it no longer hashes to "
+                f"{spec.version}); submit it again"
+            )
         entry = RegisteredBot(
             name=spec.name,
             version=spec.version,

@@ -52,6 +52,7 @@ class RunConfig:
     # Neither is part of the run's identity: they do not change results.
     sandbox: bool = True  # each bot in bubblewrap where it works (arena.bots.sandbox)
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES
+    pass_env: tuple[str, ...] = ()  # the arena's variables the operator gives every bot
     # Referee processes the ``jobs`` tables are spread over; 1: every table on one referee
     # in this process (see ``arena.tournament.executor.referee_processes``).
     referees: int = 1
@@ -256,6 +257,7 @@ class TournamentRunner:
             limits=config.limits,
             sandbox=config.sandbox,
             workdir_bytes=config.workdir_bytes,
+            pass_env=config.pass_env,
             private=_private_paths(config.db_path, self.log_dir),
         )
 

@@ -12,9 +12,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots import BotBuildError, BotSpec, build_bot, load_bot, read_log_tail
+from arena.bots import BotBuildError, BotSpec, load_bot, read_log_tail
+from arena.bots.build import BotCache, BotOptions, PrepareError
 from arena.bots.samples import sample_bot
-from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import JOINS, POLICY, SUBMISSION_CHECKS, Fault
 from arena.referee.table import TableSettings
@@ -56,19 +56,21 @@ async def _validate_match(
     games: int,
     settings: TableSettings,
     log_dir: Path,
-    sandbox: bool,
-    workdir_bytes: int,
+    options: BotOptions,
     private: tuple[Path, ...],
 ) -> tuple[list[Fault], list[int], list[int | None]]:
-    opponents = [load_bot(sample_bot(name)) for name in OPPONENTS]
+    cache = BotCache()
+    opponents = [cache.prepare(load_bot(sample_bot(name)), options) for name in OPPONENTS]
     plan = MatchPlan(
         match_id="validation",
         entrants=(spec, opponents[0], opponents[1]),
         seeds=[RunKey.generate().game(k) for k in range(games)],
         log_dir=log_dir,
         settings=settings,
-        sandbox=sandbox,
-        workdir_bytes=workdir_bytes,
+        limits=options.limits,
+        sandbox=options.sandbox,
+        workdir_bytes=options.workdir_bytes,
+        pass_env=options.pass_env,
         private=private,
     )
     async with Referee() as referee:
@@ -87,31 +89,34 @@ def validate(
     games: int = 2,
     settings: TableSettings | None = None,
     work_dir: Path | None = None,
-    sandbox: bool = True,
-    workdir_bytes: int = DEFAULT_WORKDIR_BYTES,
+    options: BotOptions | None = None,
     private: tuple[Path, ...] = (),
 ) -> tuple[BotSpec, list[Check], str]:
-    """Build and check the bot at ``path``; return its spec, the checks and its log's tail."""
+    """Build and check the bot at ``path``; return its spec, the checks and its log's tail.
+
+    The build runs as every build does (``arena.bots.build``): in the sandbox, in the
+    bot's copy for its version; the source directory is never written."""
     spec = load_bot(path)
     if name:
         spec = dataclasses.replace(spec, name=name)
     settings = settings or TableSettings()
+    options = options or BotOptions()
     with tempfile.TemporaryDirectory(prefix="arena-submit-") as tmp:
         root = work_dir or Path(tmp)
         checks: list[Check] = []
-        if spec.build:
-            build_log = root / "build.log"
-            try:
-                build_bot(spec, build_log)
-            except BotBuildError as error:
-                checks.append(Check("builds", False, str(error).splitlines()[0]))
-                return spec, checks, error.log_tail
-            checks.append(Check("builds", True, " ".join(spec.build)))
+        try:
+            runnable = BotCache().prepare(spec, options)
+        except BotBuildError as error:
+            checks.append(Check("builds", False, str(error).splitlines()[0]))
+            return spec, checks, error.log_tail
+        except PrepareError as error:
+            checks.append(Check("builds", False, str(error)))
+            return spec, checks, ""
+        if spec.build and options.build:
+            checks.append(Check("builds", True, spec.build_line))
         log_dir = root / "logs"
         faults, lingering, returncodes = run_loop(
-            _validate_match(
-                spec, games, settings, log_dir, sandbox, workdir_bytes, (root, *private)
-            )
+            _validate_match(runnable, games, settings, log_dir, options, (root, *private))
         )
         for check in SUBMISSION_CHECKS:
             failed = [f for f in faults if POLICY[f.kind].check == check]
@@ -139,16 +144,14 @@ def submit(
     name: str | None = None,
     games: int = 2,
     settings: TableSettings | None = None,
-    sandbox: bool = True,
-    workdir_bytes: int = DEFAULT_WORKDIR_BYTES,
+    options: BotOptions | None = None,
 ) -> SubmitResult:
     spec, checks, tail = validate(
         path,
         name=name,
         games=games,
         settings=settings,
-        sandbox=sandbox,
-        workdir_bytes=workdir_bytes,
+        options=options,
         private=(registry.root,),
     )
     result = SubmitResult(spec, checks, tail, None)

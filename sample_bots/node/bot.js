@@ -23,10 +23,13 @@ const protoLoader = require('@grpc/proto-loader');
 const BOT_NAME = 'node';
 const BOT_VERSION = '1';
 const PROTO_REL = path.join('proto', 'arena', 'v1', 'arena.proto');
-// The repository's own contract: ../../proto/arena/v1/arena.proto from this file. A copy
-// of this directory elsewhere (e.g. `arena submit` registers a copy under
-// arena-results/registry/) finds it in the nearest ancestor directory that has it.
+// The contract: where the arena says ($ARENA_PROTO_DIR, set for every bot), else the
+// repository's own, ../../proto/arena/v1/arena.proto from this file, or the nearest
+// ancestor directory that has it.
 function findProto() {
+  if (process.env.ARENA_PROTO_DIR) {
+    return path.join(process.env.ARENA_PROTO_DIR, 'arena', 'v1', 'arena.proto');
+  }
   const home = path.resolve(__dirname, '..', '..', PROTO_REL);
   if (fs.existsSync(home)) return home;
   for (let dir = __dirname; ; dir = path.dirname(dir)) {

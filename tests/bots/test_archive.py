@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotBuildError, BotSpec, load_bot
-from arena.bots.archive import ArchiveError, BotArchive, BotCache, pack_bot
+from arena.bots.archive import ArchiveError, BotArchive, install, pack_bot
+from arena.bots.build import BotCache, BotOptions
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
-# Counts its runs in build/ (never part of the version): the cache must run it once.
+# Counts its runs in build/ (in the receiving side's copy): the cache must run it once.
 COUNTING_BUILD = '["sh", "-c", "mkdir -p build && echo run >> build/runs"]'
 
 
@@ -42,7 +43,7 @@ def files_of(directory: Path) -> dict[str, bytes]:
 
 def test_a_sample_bot_unpacks_to_its_own_files_and_version(tmp_path: Path) -> None:
     spec = load_bot(SAMPLES / "greedy")
-    installed = BotCache(tmp_path / "cache").install(pack_bot(spec))
+    installed = install(BotCache(tmp_path / "cache"), pack_bot(spec), BotOptions())
     assert (installed.name, installed.version) == (spec.name, spec.version)
     assert installed.directory.is_relative_to(tmp_path / "cache")
     assert files_of(installed.directory) == files_of(spec.directory)
@@ -57,13 +58,13 @@ def test_packing_is_the_same_bytes_each_time(tmp_path: Path) -> None:
     assert pack_bot(load_bot(bot)).data == first.data
 
 
-def test_build_outputs_and_caches_do_not_travel(tmp_path: Path) -> None:
+def test_what_travels_is_what_the_version_hashes(tmp_path: Path) -> None:
     bot = make_bot(tmp_path / "b")
-    for skipped in ("build/out.bin", "__pycache__/bot.cpython-311.pyc", "logs/old.log"):
-        (bot / skipped).parent.mkdir(exist_ok=True)
-        (bot / skipped).write_text("left over")
+    for left in ("build/out.bin", "__pycache__/bot.cpython-311.pyc", ".git/HEAD"):
+        (bot / left).parent.mkdir(exist_ok=True)
+        (bot / left).write_text("left over")
     with tarfile.open(fileobj=io.BytesIO(pack_bot(load_bot(bot)).data)) as tar:
-        assert sorted(tar.getnames()) == ["bot.py", "bot.toml", "lib/helper.py"]
+        assert sorted(tar.getnames()) == ["bot.py", "bot.toml", "build/out.bin", "lib/helper.py"]
 
 
 def test_an_archive_whose_content_is_not_its_version_is_refused(tmp_path: Path) -> None:
@@ -73,9 +74,10 @@ def test_an_archive_whose_content_is_not_its_version_is_refused(tmp_path: Path) 
     forged = dataclasses.replace(pack_bot(load_bot(other.directory)), version=honest.version)
     cache = BotCache(tmp_path / "cache")
     with pytest.raises(ArchiveError, match=f"not to its version {honest.version}"):
-        cache.install(forged)
+        install(cache, forged, BotOptions())
     assert not (tmp_path / "cache" / honest.version).exists()
-    assert cache.install(pack_bot(honest)).version == honest.version  # the real one still can
+    # The real one still can.
+    assert install(cache, pack_bot(honest), BotOptions()).version == honest.version
 
 
 def test_a_bot_changed_on_disk_since_it_was_loaded_is_not_shipped(tmp_path: Path) -> None:
@@ -88,8 +90,9 @@ def test_a_bot_changed_on_disk_since_it_was_loaded_is_not_shipped(tmp_path: Path
 def test_the_build_runs_once_per_version_across_caches_sharing_a_root(tmp_path: Path) -> None:
     spec = load_bot(make_bot(tmp_path / "b", build=COUNTING_BUILD))
     archive = pack_bot(spec)
-    first = BotCache(tmp_path / "cache").install(archive)
-    second = BotCache(tmp_path / "cache").install(archive)  # another process, the same disk
+    first = install(BotCache(tmp_path / "cache"), archive, BotOptions())
+    # Another process, the same disk.
+    second = install(BotCache(tmp_path / "cache"), archive, BotOptions())
     assert first.directory == second.directory
     assert (first.directory / "build" / "runs").read_text() == "run\n"
     assert not (spec.directory / "build").exists()  # built on the receiving side only
@@ -98,9 +101,9 @@ def test_the_build_runs_once_per_version_across_caches_sharing_a_root(tmp_path: 
 def test_without_build_nothing_is_built_until_asked(tmp_path: Path) -> None:
     archive = pack_bot(load_bot(make_bot(tmp_path / "b", build=COUNTING_BUILD)))
     cache = BotCache(tmp_path / "cache")
-    unbuilt = cache.install(archive, build=False)
+    unbuilt = install(cache, archive, BotOptions(build=False))
     assert not (unbuilt.directory / "build").exists()
-    built = cache.install(archive, build=True)
+    built = install(cache, archive, BotOptions())
     assert (built.directory / "build" / "runs").read_text() == "run\n"
 
 
@@ -108,7 +111,7 @@ def test_a_build_that_fails_is_a_build_error_that_survives_pickling(tmp_path: Pa
     failing = '["sh", "-c", "echo broken toolchain; exit 3"]'
     archive = pack_bot(load_bot(make_bot(tmp_path / "b", build=failing)))
     with pytest.raises(BotBuildError) as raised:
-        BotCache(tmp_path / "cache").install(archive)
+        install(BotCache(tmp_path / "cache"), archive, BotOptions())
     # A worker's failure reaches the coordinator pickled: whole, as a local one is raised.
     error = pickle.loads(pickle.dumps(raised.value))
     assert isinstance(error, BotBuildError)
@@ -122,7 +125,7 @@ def test_a_one_file_bot_travels_executable(tmp_path: Path) -> None:
     script.write_text("#!/bin/sh\necho solo\n")
     script.chmod(0o755)
     spec = load_bot(script)
-    installed = BotCache(tmp_path / "cache").install(pack_bot(spec))
+    installed = install(BotCache(tmp_path / "cache"), pack_bot(spec), BotOptions())
     copy = Path(installed.command[0])
     assert (installed.name, installed.version) == ("solo", spec.version)
     assert copy != script and copy.read_bytes() == script.read_bytes()
@@ -137,7 +140,7 @@ def test_a_link_out_of_the_bot_ships_no_file_of_the_packing_machine(tmp_path: Pa
     archive = pack_bot(load_bot(bot))
     assert b"packing machine" not in _unzipped(archive)
     with pytest.raises(ArchiveError, match="cannot unpack"):
-        BotCache(tmp_path / "cache").install(archive)
+        install(BotCache(tmp_path / "cache"), archive, BotOptions())
 
 
 def test_an_interrupted_install_is_redone(tmp_path: Path) -> None:
@@ -146,13 +149,13 @@ def test_an_interrupted_install_is_redone(tmp_path: Path) -> None:
     half = cache_root / spec.version / "bot"
     half.mkdir(parents=True)
     (half / "bot.py").write_text("half written")
-    installed = BotCache(cache_root).install(pack_bot(spec))
+    installed = install(BotCache(cache_root), pack_bot(spec), BotOptions())
     assert files_of(installed.directory) == files_of(spec.directory)
 
 
 def test_the_registered_name_is_kept(tmp_path: Path) -> None:
     spec: BotSpec = dataclasses.replace(load_bot(make_bot(tmp_path / "b")), name="renamed")
-    assert BotCache(tmp_path / "cache").install(pack_bot(spec)).name == "renamed"
+    assert install(BotCache(tmp_path / "cache"), pack_bot(spec), BotOptions()).name == "renamed"
 
 
 def test_archive_repr_leaves_out_the_bytes(tmp_path: Path) -> None:

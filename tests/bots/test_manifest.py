@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotSpecError, load_bot
+from arena.bots.manifest import check_pass_env, versioned_files
 
 
 def write_bot(directory: Path, manifest: str, files: dict[str, str] | None = None) -> Path:
@@ -51,7 +52,49 @@ def test_command_string_is_shlex_split_and_relative_paths_resolved(tmp_path: Pat
     spec = load_bot(bot_dir)
     root = bot_dir.resolve()
     assert spec.command == (str(root / "run"), "--level", "very hard", str(root / "data.txt"))
-    assert spec.build == ("make", "all")
+
+
+def test_a_build_string_runs_in_a_shell_and_a_list_as_it_is(tmp_path: Path) -> None:
+    """A build runs in the bot's directory (its per-version copy): nothing is made absolute,
+    so ``protoc -I proto proto/x.proto`` means what it says."""
+    files = {"proto/x.proto": "syntax = 'proto3';\n"}
+    shell = write_bot(
+        tmp_path / "shell",
+        'name = "b"\ncommand = ["x"]\nbuild = "mkdir -p gen && protoc -I proto proto/x.proto"\n',
+        files,
+    )
+    assert load_bot(shell).build == ("sh", "-c", "mkdir -p gen && protoc -I proto proto/x.proto")
+    assert load_bot(shell).build_line == "mkdir -p gen && protoc -I proto proto/x.proto"
+    listed = write_bot(
+        tmp_path / "listed",
+        'name = "b"\ncommand = ["x"]\nbuild = ["protoc", "-I", "proto", "proto/x.proto"]\n',
+        files,
+    )
+    assert load_bot(listed).build == ("protoc", "-I", "proto", "proto/x.proto")
+
+
+def test_a_manifest_cannot_ask_for_the_arenas_variables(tmp_path: Path) -> None:
+    bot_dir = write_bot(tmp_path / "b", 'name = "b"\ncommand = ["x"]\nenv = ["HOME_SECRET"]\n')
+    with pytest.raises(BotSpecError, match="only the operator grants") as info:
+        load_bot(bot_dir)
+    assert "--pass-env" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        (["JAVA_HOME", "GOPATH", "JAVA_HOME"], ("JAVA_HOME", "GOPATH")),
+        (["ARENA_TOKEN"], "the arena sets it"),
+        (["PATH"], "the arena sets it"),
+        (["NOT-A-NAME"], "is not one"),
+    ],
+)
+def test_pass_env_names_are_checked(names: list[str], expected: object) -> None:
+    if isinstance(expected, tuple):
+        assert check_pass_env(names) == expected
+    else:
+        with pytest.raises(ValueError, match=str(expected)):
+            check_pass_env(names)
 
 
 def test_relative_first_element_with_slash_resolved_before_it_exists(tmp_path: Path) -> None:
@@ -158,19 +201,31 @@ def test_same_content_same_version_elsewhere(tmp_path: Path) -> None:
     assert load_bot(a).version == load_bot(b).version
 
 
-def test_version_ignores_caches_builds_and_logs(tmp_path: Path) -> None:
+def test_version_skips_only_what_never_runs(tmp_path: Path) -> None:
+    """Python's caches and a repository's history are neither hashed nor copied where the
+    bot runs; everything else is both."""
     bot_dir = write_bot(tmp_path / "b", BASIC)
     before = load_bot(bot_dir).version
-    for rel in [
-        "__pycache__/bot.cpython-311.pyc",
-        "lib/__pycache__/x.pyc",
-        "stray.pyc",
-        ".git/HEAD",
-        "node_modules/left-pad/index.js",
-        "build/bot",
-        "logs/seat0.log",
-    ]:
+    skipped = ["__pycache__/bot.cpython-311.pyc", "lib/__pycache__/x.pyc", "stray.pyc", ".git/HEAD"]
+    for rel in skipped:
         (bot_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         (bot_dir / rel).write_text("noise")
     os.mkfifo(bot_dir / "control.fifo")  # must be skipped, not read (which would hang)
     assert load_bot(bot_dir).version == before
+    assert not {rel for rel, _ in versioned_files(bot_dir)} & {*skipped, "control.fifo"}
+
+
+@pytest.mark.parametrize(
+    "rel", ["node_modules/left-pad/index.js", "build/bot", "logs/seat0.log", "gen/stubs.rb"]
+)
+def test_code_anywhere_else_is_part_of_the_version(tmp_path: Path, rel: str) -> None:
+    """No skip list in which running code can hide: a file under build/ or node_modules
+    changes what runs, so it changes the version."""
+    bot_dir = write_bot(tmp_path / "b", BASIC)
+    before = load_bot(bot_dir).version
+    (bot_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+    (bot_dir / rel).write_text("code")
+    changed = load_bot(bot_dir).version
+    assert changed != before
+    (bot_dir / rel).write_text("other code")
+    assert load_bot(bot_dir).version not in {before, changed}

@@ -18,10 +18,10 @@ from arena.bots import (
     BotSpec,
     BotStartError,
     Limits,
-    build_bot,
     load_bot,
     start_bot,
 )
+from arena.bots.build import BotCache, BotOptions
 
 from .helpers import alive_processes_in_group, wait_until_gone
 
@@ -287,8 +287,8 @@ def test_build_output_is_found_at_launch(tmp_path: Path, start: StartFn) -> None
     )
     spec = load_bot(bot_dir)
     assert spec.command[1] == "generated.py"  # not there yet
-    build_bot(spec, tmp_path / "build.log")
-    proc = start(spec)
+    built = BotCache(tmp_path / "cache").prepare(spec, BotOptions(sandbox=False))
+    proc = start(built)
     assert wait_exit(proc) == 0
     assert "42" in proc.log_tail()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.manifest import compute_version
 from arena.bots.samples import sample_bot, sample_bots_dir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,10 +70,15 @@ def test_installed_wheel_runs_the_sample_bots(tmp_path: Path) -> None:
     with sqlite3.connect(empty / "arena-results" / "arena.db") as db:
         games = db.execute("SELECT count(*) FROM games").fetchone()[0]
         faults = db.execute("SELECT count(*) FROM faults").fetchone()[0]
-        commands = [row[0] for row in db.execute("SELECT command FROM entrants")]
+        entrants = db.execute("SELECT name, version, command FROM entrants").fetchall()
     assert games == 6 and faults == 0, done.stdout + done.stderr
-    assert len(commands) == 3
-    assert all(str(venv) in command and "arena/sample_bots" in command for command in commands)
+    assert sorted(name for name, _, _ in entrants) == ["greedy", "lowest", "random"]
+    # What ran is each version's copy of the installed package's sample bot.
+    cache = Path(os.environ["ARENA_BOT_CACHE"])
+    installed = next(venv.glob("lib/python*/site-packages/arena/sample_bots"))
+    for name, version, command in entrants:
+        assert str(cache / version / "bot") in command, command
+        assert compute_version(installed / name) == version
     # The replay page's script and style ship as package data.
     page = [venv / "bin" / "arena", "replay", "1", "--html", "game.html"]
     shown = subprocess.run(page, cwd=empty, capture_output=True, text=True, timeout=300)

@@ -27,7 +27,9 @@ def submit(*args: str) -> tuple[int, str]:
 @pytest.mark.parametrize("bot", ["greedy", "random", "lowest", "node", "cpp"])
 def test_submit_accepts_each_sample_bot(bot: str, tmp_path: Path) -> None:
     registry = tmp_path / "registry"
-    code, output = submit(str(SAMPLES / bot), "--registry", str(registry), "--games", "1")
+    # npm ci downloads the node bot's packages: the operator gives its build the network.
+    network = ["--build-network"] if bot == "node" else []
+    code, output = submit(str(SAMPLES / bot), "--registry", str(registry), "--games", "1", *network)
     assert code == 0, output
     assert "FAIL" not in output and f"registered {bot}@" in output
     entry = Registry(registry).find(bot)
@@ -99,7 +101,7 @@ def test_run_builds_a_bot_that_says_how(tmp_path: Path) -> None:
         ["run", str(bot), str(SAMPLES / "random"), "--games", "1", "--db", str(tmp_path / "a.db")],
     )
     assert result.exit_code == 0, result.output
-    assert (bot / "bot.py").exists()
+    assert not (bot / "bot.py").exists()  # built in the version's copy, never in the source
     assert "faults by kind" not in result.output  # the built bot joined and played cleanly
     broken = tmp_path / "broken"
     broken.mkdir()
@@ -111,3 +113,38 @@ def test_run_builds_a_bot_that_says_how(tmp_path: Path) -> None:
     )
     assert failed.exit_code != 0 and "broken did not build" in failed.output
     assert "Traceback" not in failed.output
+
+
+@pytest.mark.timeout(300)
+def test_a_submitted_bot_that_generates_code_runs_by_its_version(tmp_path: Path) -> None:
+    """A build that writes gen/ (stubs, say) changes neither the source nor the version:
+    the version arena submit registers is the one arena run NAME@VERSION finds."""
+    bot = tmp_path / "gen_bot"
+    (bot / "src").mkdir(parents=True)
+    (bot / "src" / "main.py").write_text("from arena.sdk import Bot, run\n\nrun(Bot())\n")
+    (bot / "bot.toml").write_text(
+        'name = "gen_bot"\ncommand = ["python3", "gen/bot.py"]\n'
+        'build = "mkdir -p gen && cp src/main.py gen/bot.py"\n'
+    )
+    registry = tmp_path / "registry"
+    code, output = submit(str(bot), "--registry", str(registry), "--games", "1")
+    assert code == 0, output
+    entry = Registry(registry).find("gen_bot")
+    assert not (bot / "gen").exists()
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            f"gen_bot@{entry.version}",
+            str(SAMPLES / "random"),
+            "--games",
+            "1",
+            "--registry",
+            str(registry),
+            "--db",
+            str(tmp_path / "a.db"),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert f'"gen_bot@{entry.version}"' in result.output

@@ -5,5 +5,6 @@ from arena.wire.grpc_env import configure_grpc
 # grpc reads its settings once, on import, and the test modules import grpc themselves.
 configure_grpc()
 
-# The sandbox attackers (test_sandbox_attacks.py): each a ``bot.py`` run as a process.
-collect_ignore_glob = ["bots/sb_*"]
+# The attackers (test_sandbox_attacks.py, test_kernel_channels.py …): each a program run
+# as a process, never imported.
+collect_ignore_glob = ["bots/*"]

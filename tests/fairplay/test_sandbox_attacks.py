@@ -39,6 +39,7 @@ ALLOWED_ENV = {
     "ARENA_SEAT",
     "ARENA_SEED",
     "ARENA_BOT_DIR",
+    "ARENA_PROTO_DIR",
     "PYTHONUNBUFFERED",
 }
 _MiB = 1024 * 1024
@@ -161,13 +162,19 @@ def test_a_full_disk_stops_at_the_cap_and_leaves_nothing(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsandboxed"])
-def test_the_environment_is_the_allowlist_and_the_manifests_names(
+def test_the_environment_is_the_allowlist_and_the_operators_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: bool
 ) -> None:
     monkeypatch.setenv("SB_CANARY", "the arena's secret")
     monkeypatch.setenv("SB_WANTED", "asked for by name")
     opponents = [load_bot(SAMPLES / "random"), load_bot(SAMPLES / "greedy")]
-    result = play_one_game([load_bot(BOTS / "sb_env"), *opponents], SEED, tmp_path, sandbox=sandbox)
+    result = play_one_game(
+        [load_bot(BOTS / "sb_env"), *opponents],
+        SEED,
+        tmp_path,
+        sandbox=sandbox,
+        pass_env=("SB_WANTED",),  # as --pass-env SB_WANTED
+    )
     assert result.report.faults == (), result.report.faults
     for seat in ATTACKER_SEATS:
         found = report_of(result, seat)

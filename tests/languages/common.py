@@ -10,6 +10,7 @@ from bots.helpers import alive_processes_in_group
 
 from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bots_dir
+from arena.bots.sandbox import contract_dir
 from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
@@ -80,6 +81,7 @@ async def run_alone(
     async with Referee() as referee:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
         env.update(ARENA_ADDRESS=address_of or referee.address, ARENA_TOKEN=token)
+        env["ARENA_PROTO_DIR"] = str(contract_dir())  # as the arena tells every bot
         process = await asyncio.create_subprocess_exec(
             *command, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotSpec, build_bot, load_bot
+from arena.bots import BotSpec, load_bot
+from arena.bots.build import BUILD_LOG, BotCache, BotOptions
 from arena.bots.samples import sample_bots_dir
 
 from .common import check_first_team_clean, play_match, run_alone, tcp_match
@@ -41,14 +42,17 @@ def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
     assert spec.name == "cpp"
     assert spec.command == (str(CPP_BOT / "build" / "bot"),)
     assert spec.build is not None
-    log = tmp_path_factory.mktemp("cpp-build") / "build.log"
-    build_bot(spec, log, timeout=840)
-    binary = CPP_BOT / "build" / "bot"
-    assert binary.is_file(), log.read_text()
+    cache = BotCache()
+    # Built as the arena builds it: in the sandbox, in the version's copy.
+    built = cache.prepare(spec, BotOptions(build_timeout_s=840))
+    binary = built.directory / "build" / "bot"
+    assert built.command == (str(binary),)
+    assert binary.is_file(), (cache.root / spec.version / BUILD_LOG).read_text()
     assert os.access(binary, os.X_OK)
     # The arena runs the compiled program itself, not a script wrapping it.
     assert binary.read_bytes()[:4] == b"\x7fELF"
-    return load_bot(CPP_BOT)  # after the build, as the arena reloads it
+    assert built.version == spec.version  # the build never moves the version
+    return built
 
 
 @pytest.mark.timeout(900)
@@ -73,9 +77,7 @@ def test_cpp_bot_over_tcp(cpp_bot: BotSpec, tmp_path: Path) -> None:
 
 @pytest.mark.timeout(900)
 def test_refused_join_is_one_line_and_exit_2(cpp_bot: BotSpec) -> None:
-    code, stderr = asyncio.run(
-        run_alone([str(CPP_BOT / "build" / "bot")], None, "not-a-seat-token")
-    )
+    code, stderr = asyncio.run(run_alone([cpp_bot.command[0]], None, "not-a-seat-token"))
     assert code == 2
     assert stderr == "[cpp] the referee refused this bot: UNAUTHENTICATED: unknown seat token\n"
 
@@ -83,7 +85,7 @@ def test_refused_join_is_one_line_and_exit_2(cpp_bot: BotSpec) -> None:
 @pytest.mark.timeout(900)
 def test_unreachable_referee_is_one_line_and_exit_2(cpp_bot: BotSpec, tmp_path: Path) -> None:
     address = f"unix:{tmp_path}/nobody-listens.sock"
-    code, stderr = asyncio.run(run_alone([str(CPP_BOT / "build" / "bot")], address, "any-token"))
+    code, stderr = asyncio.run(run_alone([cpp_bot.command[0]], address, "any-token"))
     assert code == 2
     lines = stderr.splitlines()
     assert len(lines) == 1, stderr

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import build_bot, load_bot
+from arena.bots import load_bot
+from arena.bots.build import BotCache, BotOptions
 from arena.bots.samples import sample_bots_dir
 from arena.engine import replay
 from arena.tournament.results import ResultsStore
@@ -16,11 +17,12 @@ from arena.tournament.runner import RunConfig, run_tournament
 
 @pytest.mark.timeout(900)
 def test_python_node_and_cpp_bots_play_a_clean_tournament(tmp_path: Path) -> None:
-    specs = []
-    for name in ("greedy", "node", "cpp"):
-        spec = load_bot(sample_bots_dir() / name)
-        build_bot(spec, tmp_path / f"{name}-build.log", timeout=840)  # as a clean checkout would
-        specs.append(load_bot(sample_bots_dir() / name))
+    # Built as the arena builds them (node's npm ci with the network the operator grants).
+    options = BotOptions(build_network=True, build_timeout_s=840)
+    specs = [
+        BotCache().prepare(load_bot(sample_bots_dir() / n), options)
+        for n in ("greedy", "node", "cpp")
+    ]
     config = RunConfig(entrants=tuple(specs), games=1, seed=5, jobs=2, db_path=tmp_path / "a.db")
     summary = run_tournament(config, tmp_path / "logs")
     assert summary.played == 6  # one triple, six seatings, one game each

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotSpec, build_bot, load_bot
+from arena.bots import BotSpec, load_bot
+from arena.bots.build import BUILD_LOG, BotCache, BotOptions
 from arena.bots.samples import sample_bots_dir
 
 from .common import check_first_team_clean, play_match, run_alone, tcp_match
@@ -33,14 +34,16 @@ if shutil.which("node") is None or shutil.which("npm") is None:
 
 @pytest.fixture(scope="module")
 def node_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
-    """The node bot, built once with its manifest's build command (npm ci)."""
+    """The node bot, built once with its manifest's build command (npm ci), which downloads
+    its packages: the operator gives this build the network (--build-network)."""
     spec = load_bot(NODE_BOT)
     assert spec.name == "node"
     assert spec.build is not None and spec.build[:2] == ("npm", "ci")
-    log = tmp_path_factory.mktemp("node-build") / "build.log"
-    build_bot(spec, log, timeout=300)
-    assert (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir(), log.read_text()
-    return load_bot(NODE_BOT)  # after the build, as the arena reloads it
+    cache = BotCache()
+    built = cache.prepare(spec, BotOptions(build_network=True, build_timeout_s=300))
+    log = cache.root / spec.version / BUILD_LOG
+    assert (built.directory / "node_modules" / "@grpc" / "grpc-js").is_dir(), log.read_text()
+    return built
 
 
 @pytest.mark.timeout(300)
@@ -63,7 +66,7 @@ def test_node_bot_over_tcp(node_bot: BotSpec, tmp_path: Path) -> None:
 @pytest.mark.timeout(60)
 def test_refused_join_is_one_line_and_exit_2(node_bot: BotSpec) -> None:
     code, stderr = asyncio.run(
-        run_alone(["node", str(NODE_BOT / "bot.js")], None, "not-a-seat-token")
+        run_alone(["node", str(node_bot.directory / "bot.js")], None, "not-a-seat-token")
     )
     assert code == 2
     assert stderr == "[node] the referee refused this bot: UNAUTHENTICATED: unknown seat token\n"
@@ -72,6 +75,8 @@ def test_refused_join_is_one_line_and_exit_2(node_bot: BotSpec) -> None:
 @pytest.mark.timeout(60)
 def test_unreachable_referee_is_one_line_and_exit_2(node_bot: BotSpec, tmp_path: Path) -> None:
     address = f"unix:{tmp_path}/nobody-listens.sock"
-    code, stderr = asyncio.run(run_alone(["node", str(NODE_BOT / "bot.js")], address, "any-token"))
+    code, stderr = asyncio.run(
+        run_alone(["node", str(node_bot.directory / "bot.js")], address, "any-token")
+    )
     assert code == 2
     assert stderr == f"[node] cannot reach the referee at {address}\n"

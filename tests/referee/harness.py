@@ -96,6 +96,10 @@ def read_frames(directory: Path) -> list[bytes]:
     return frames
 
 
+# The recorder bot's fault mode per seat (bots/botlib.py): the operator's variables.
+FAULT_MODES = tuple(f"TEST_BOT_FAULT_{seat}" for seat in range(6))
+
+
 def run_match(
     entrants: Sequence[BotSpec],
     log_dir: Path,
@@ -115,6 +119,7 @@ def run_match(
         manual_seats=manual_seats,
         seed=seed,
         sandbox=False,
+        pass_env=FAULT_MODES,
     )
     reports: list[GameResult] = []
     result: dict[str, object] = {}

@@ -1,0 +1,29 @@
+"""What every test shares: one bot cache for the session.
+
+Built bots (``arena.bots.build``) are kept per version in a cache; the tests use one of
+their own, empty at the start of the session and removed at its end, so that a build the
+tests make (the C++ bot's takes a minute) is made once and nothing of a user's cache is
+read or written. Commands the tests start (``arena run`` …) inherit it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+_made: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "ARENA_BOT_CACHE" not in os.environ:
+        path = tempfile.mkdtemp(prefix="arena-test-bots-")
+        os.environ["ARENA_BOT_CACHE"] = path
+        _made.append(path)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for path in _made:
+        shutil.rmtree(path, ignore_errors=True)
