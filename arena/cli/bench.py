@@ -188,3 +188,26 @@ def bench_cluster_command(
         fail("--tables must be even and at least 2 (two workers share them)")
     sandbox = check_sandbox(sandbox)
     print_lines(bench_cluster(games, matches, tables, seed, max(1, rounds), sandbox).lines())
+
+
+@bench_app.command("channels")
+def bench_channels_command(
+    slot_ms: Annotated[
+        list[float] | None,
+        typer.Option("--slot-ms", help="Slot lengths to try (repeatable). Default 100, 30, 10."),
+    ] = None,
+    bits: Annotated[int, typer.Option(help="Random bits sent per kind and slot length.")] = 200,
+    seed: Annotated[int, typer.Option(help="Seed of the random bits.")] = 1,
+) -> None:
+    """The covert channels two sandboxed bots keep through what the machine shares (its
+    thread count, its memory, its CPU): raw rate, error rate and capacity of each."""
+    reap_leftovers()
+    from arena.bench.channels import bench_channels
+
+    if bits < 8:
+        fail("--bits must be at least 8")
+    try:
+        report = bench_channels(slot_ms or [100.0, 30.0, 10.0], bits, seed)
+    except RuntimeError as error:
+        fail(str(error))
+    print_lines(report.lines())
