@@ -170,7 +170,7 @@ class Table:
         self.join_wait_seconds = time.monotonic() - waiting_since
         for state in self.seats:
             if not state.link.joined.is_set():
-                reason = (
+                reason = state.link.ended or (
                     "the bot's process ended before it joined"
                     if state.link.gone.is_set()
                     else "the bot did not join before the deadline"

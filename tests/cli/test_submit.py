@@ -59,6 +59,9 @@ def test_submit_refuses_a_bad_bot_with_the_reason_and_log(
     assert f"{bot} refused: {check}" in output and reason in output, output
     assert log in output, output  # the tail of the bot's own log
     assert Registry(registry).entries() == []
+    if check == "starts and joins":  # never seen answering: nothing after the join passed
+        assert "ok  answers" not in output and "ok  stays connected" not in output, output
+        assert output.count("not run: the bot never joined") == 4, output
 
 
 @pytest.mark.timeout(600)
