@@ -66,23 +66,23 @@ class CompareProgressLine(LiveProgress):
         self.plain(f"compare {outcome.games}/{outcome.max_games} games, {figures}")
 
 
-def verdict_meaning(outcome: CompareOutcome) -> str:
-    """What the verdict says, in plain words: which of the test's two hypotheses the games
-    favour, not a measured size (the estimate and its interval say how far ahead)."""
+def verdict_meaning(outcome: CompareOutcome) -> list[str]:
+    """What the verdict says, in plain words (two lines that fit 80 columns): which of the
+    test's two hypotheses the games favour, not a measured size (the estimate and its
+    interval say how far ahead NEW is)."""
     test = outcome.test
-    better = f"NEW ahead in {0.5 + test.margin:.0%} of team pairs"
-    even = "even (50 %)"
+    ahead = f"'NEW ahead in {0.5 + test.margin:.0%} of team pairs'"
     if outcome.verdict == "better":
-        return (
-            f"the games favour '{better}' over '{even}' (when the two are even, "
-            f"{test.alpha:.0%} of comparisons say 'better')"
-        )
+        return [
+            f"the games favour {ahead} over 'even'",
+            f"(were the two even, {test.alpha:.0%} of comparisons would say better)",
+        ]
     if outcome.verdict == "not better":
-        return (
-            f"the games favour '{even}' over '{better}' (when NEW is that far ahead, "
-            f"{test.beta:.0%} of comparisons say 'not better')"
-        )
-    return f"neither '{better}' nor '{even}' was favoured enough before the cap"
+        return [
+            f"the games favour 'even' over {ahead}",
+            f"(were NEW that far ahead, {test.beta:.0%} of comparisons would say not better)",
+        ]
+    return [f"neither {ahead} nor 'even'", "was favoured enough before the cap"]
 
 
 def render_compare(console: Console, outcome: CompareOutcome, report_command: str) -> None:
@@ -97,7 +97,7 @@ def render_compare(console: Console, outcome: CompareOutcome, report_command: st
     state, test = outcome.state, outcome.test
     low, high = outcome.interval
     lines = [
-        "  " + verdict_meaning(outcome),
+        *("  " + line for line in verdict_meaning(outcome)),
         f"  NEW ahead of BASE in {state.estimate:.1%} of their team pairs (ties half)",
         f"  95% interval {low:.1%}–{high:.1%} (bootstrap over {state.groups} seeds)",
         f"  {state.groups} seed groups, {outcome.games} games "

@@ -191,7 +191,7 @@ def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
     title = "Standings by win rate" + (
         " (the ranking is by rating, above)" if report.ratings else ""
     )
-    table = _table(title + "; teams: the teams it held (two in a game where it held two)")
+    table = _table(title)  # teams: the teams it held, two in a game where it held two
     _add_figure_columns(table, ["#"])
     _add_label_column(table, "entrant")
     _add_figure_columns(table, ["teams", "seeds"])
@@ -226,10 +226,8 @@ def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
 
 
 def _render_head_to_head(console: Console, report: RunReport, wide: bool) -> None:
-    table = _table(
-        "Head to head: the share of A-team-against-B-team pairs in which A's team finished "
-        "ahead (ties half), arena compare's score"
-    )
+    # The same quantity as arena compare's score (README, "Tournaments").
+    table = _table("Head to head: A's share of A-against-B team pairs (A ahead; ties half)")
     _add_label_column(table, "A")
     _add_label_column(table, "B")
     _add_figure_columns(table, ["games", "pairs", "seeds"])

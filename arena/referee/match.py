@@ -310,7 +310,9 @@ class Match:
         if not self.links:
             self.launch()
         self._watch_processes()
+        waiting_since = time.monotonic()
         await asyncio.gather(*(link.joined_or_gone() for link in self.links))
+        join_wait = time.monotonic() - waiting_since
         states = [self._join_state(seat) for seat in range(len(self.links))]
         trouble = arena_trouble(states, self.plan.settings.join_timeout_s)
         if trouble is not None:
@@ -334,6 +336,7 @@ class Match:
         self.table = Table(
             self.plan.match_id, self.links, self.plan.seeds, self.plan.settings, names, meta
         )
+        self.table.join_wait_seconds = join_wait
         try:
             await self.table.play(on_game, skip)
         finally:
@@ -347,10 +350,11 @@ class Match:
             return JoinState.JOINED
         if seat in self.not_started:
             return JoinState.NOT_STARTED
-        process = self.processes[seat]
-        if process is None or process.poll() is not None:
-            return JoinState.EXITED
-        return JoinState.SILENT
+        # A process that ended after its deadline (a bot whose late join was refused,
+        # say) was running when the deadline passed: it counts as one that did not join.
+        if self.links[seat].expired:
+            return JoinState.SILENT
+        return JoinState.EXITED
 
     async def shutdown(self) -> None:
         """Withdraw the tokens and end every process of the match (TERM, then KILL)."""
@@ -378,7 +382,8 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
     that exits before joining says how in its seat's fault (status, log's end, log)."""
     with contextlib.suppress(asyncio.CancelledError):
         code = await process.wait_exit()
-        if not link.joined.is_set():
+        # One that ends after its deadline was refused as late: it ran and did not join.
+        if not (link.joined.is_set() or link.expired):
             link.ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
         link.close()
 

@@ -44,7 +44,7 @@ def test_submit_accepts_each_sample_bot(bot: str, tmp_path: Path) -> None:
     ("bot", "check", "reason", "log"),
     [
         ("crash_at_start", "starts and joins", "exited with status 3", "missing model file"),
-        ("never_joins", "starts and joins", "did not join before the deadline", "thinking"),
+        ("never_joins", "starts and joins", "ran but did not join within 3 s", "thinking"),
         ("illegal_card", "answers every decision legally", "R7.2", "fault illegal"),
     ],
 )
