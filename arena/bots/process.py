@@ -40,6 +40,8 @@ __all__ = [
     "BotStartError",
     "Limits",
     "bot_environment",
+    "exit_status",
+    "log_summary",
     "start_bot",
 ]
 
@@ -50,6 +52,11 @@ _READ_CHUNK = 64 * 1024
 # process that escaped the group (setsid) can hold it open longer; we do not
 # wait for that one.
 _READER_JOIN_TIMEOUT = 1.0
+
+
+# A log's end as a fault's reason gives it: enough lines to show a traceback's last words.
+_SUMMARY_LINES = 3
+_SUMMARY_LINE_CHARS = 160
 
 
 class BotStartError(RuntimeError):
@@ -506,3 +513,27 @@ def start_bot(
         user=user,
         private_copy=None if copy is None else copy.parent,
     )
+
+
+def exit_status(code: int) -> str:
+    """How a process ended, in words: "exited with status 1", "was killed by SIGKILL"."""
+    if code >= 0:
+        return f"exited with status {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"was killed by {name}"
+
+
+def log_summary(process: BotProcess) -> str:
+    """The last lines the bot wrote (not the arena's own) and where its whole log is, for
+    a fault's reason: a bot that failed to start says why there, in its own words."""
+    lines = [
+        line.strip()
+        for line in process.log_tail().splitlines()
+        if line.strip() and not line.startswith("[arena]")
+    ]
+    tail = " | ".join(line[:_SUMMARY_LINE_CHARS] for line in lines[-_SUMMARY_LINES:])
+    said = f"its log ends: {tail}" if tail else "it wrote nothing"
+    return f"{said}; log: {process.log_path}"

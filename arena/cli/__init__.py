@@ -11,6 +11,7 @@ import typer
 from .bench import bench_app
 from .bots import bots
 from .compare import compare
+from .logs import logs
 from .play import play
 from .replay import replay
 from .report import report
@@ -24,6 +25,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-for command in (play, run, compare, report, replay, submit, bots):
+for command in (play, run, compare, report, replay, logs, submit, bots):
     app.command()(command)
 app.add_typer(bench_app, name="bench")

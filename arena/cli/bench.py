@@ -79,7 +79,9 @@ def bench_greedy_command(
         int, typer.Option(help="Games in all (split over the 3 team positions).")
     ] = 300,
     seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
-    jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
+    jobs: Annotated[
+        int, typer.Option(help="Tables at once (default: CPUs).", show_default=False)
+    ] = 0,
 ) -> None:
     """How often `greedy` beats two `random` teams (par 33%), over gRPC with real processes."""
     reap_leftovers()
@@ -106,7 +108,9 @@ def bench_pimc_command(
 @bench_app.command("tournament")
 def bench_tournament_command(
     games: Annotated[int, typer.Option(help="Games per seating.")] = 10,
-    jobs: Annotated[int, typer.Option(help="Tables at once (default: CPUs).")] = 0,
+    jobs: Annotated[
+        int, typer.Option(help="Tables at once (default: CPUs).", show_default=False)
+    ] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
     rounds: RoundsOption = 3,
     sandbox: SandboxOption = True,
@@ -139,7 +143,7 @@ def bench_stats_command(
         int, typer.Option(help="Seed groups after which a test counts as undecided.")
     ] = 2000,
     seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
-    jobs: Annotated[int, typer.Option(help="Processes (default: CPUs).")] = 0,
+    jobs: Annotated[int, typer.Option(help="Processes (default: CPUs).", show_default=False)] = 0,
 ) -> None:
     """Check the report's intervals and arena compare's test on in-process games (figures)."""
     import os

@@ -11,7 +11,7 @@ import typer
 
 from arena.present.safe_text import literal
 
-from .common import err_console, fail
+from .common import STORED_IS_KEPT, err_console, explain, fail
 
 if TYPE_CHECKING:
     from arena.bots.build import BotOptions
@@ -92,4 +92,4 @@ def cluster_errors(executor: MatchExecutor | None) -> Iterator[None]:
         err_console.print(literal(error.log_tail.rstrip(), keep_newlines=True))
         fail(f"a bot did not build on a cluster worker: {str(error).splitlines()[0]}")
     except (ClusterError, SandboxUnavailableError) as error:
-        fail(f"{error}; every game stored so far is kept, run the same command to resume")
+        fail(f"{explain(error)}; {STORED_IS_KEPT}")

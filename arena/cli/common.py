@@ -106,6 +106,22 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def explain(error: BaseException) -> str:
+    """An error in one line that always says something: its message, or (for an exception
+    raised without one, such as a bare TimeoutError) its kind and where it was raised."""
+    text = str(error).strip()
+    if text:
+        return text.splitlines()[0]
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"{type(error).__name__} (with no message){where}"
+
+
+STORED_IS_KEPT = "every game stored so far is kept, run the same command to resume"
+
+
 def bot_options(
     *,
     sandbox: bool = True,

@@ -24,6 +24,7 @@ from .cluster import (
 from .common import (
     DEFAULT_DB,
     DEFAULT_REGISTRY,
+    STORED_IS_KEPT,
     BuildNetworkOption,
     BuildOption,
     CpuCoresOption,
@@ -41,6 +42,7 @@ from .common import (
     bot_options,
     console,
     err_console,
+    explain,
     fail,
     load_entrants,
     open_store,
@@ -93,7 +95,9 @@ def compare(
         str | None,
         typer.Option(help="Name the comparison's run (default: derived from what it plays)."),
     ] = None,
-    jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
+    jobs: Annotated[
+        int, typer.Option(help="Matches played at once (default: CPUs).", show_default=False)
+    ] = 0,
     db: DbOption = DEFAULT_DB,
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
@@ -137,8 +141,14 @@ def compare(
 
     from arena.referee.table import TableSettings
     from arena.tournament.compare import CompareConfig, CompareError, run_compare
-    from arena.tournament.results import ResultsStoreError
-    from arena.tournament.runner import RunBusyError, RunInterrupted
+    from arena.tournament.executor import RefereeProcessError
+    from arena.tournament.results import ResultsStoreError, logs_beside
+    from arena.tournament.runner import (
+        MatchUnplayableError,
+        RunBusyError,
+        RunInterrupted,
+        check_free,
+    )
     from arena.tournament.schedule import ScheduleError
     from arena.tournament.sequential import Sprt
 
@@ -150,6 +160,10 @@ def compare(
         fail("--run-id must not be empty")
     specs = load_entrants([new, base], registry)
     open_store(db).close()  # a clear error now for a file that is not a results database
+    try:
+        check_free(db)
+    except RunBusyError as error:
+        fail(str(error))
     options = bot_options(
         sandbox=sandbox,
         workdir_mb=workdir_mb,
@@ -198,11 +212,14 @@ def compare(
 
     try:
         with cluster_errors(executor), CompareProgressLine(console, enabled=not as_json) as line:
-            outcome = run_compare(config, db.parent / "logs", line.update, executor)
+            outcome = run_compare(
+                config, logs_beside(db), line.update, executor, on_notice=line.note
+            )
     except (RunBusyError, ResultsStoreError, CompareError, ScheduleError) as error:
         fail(str(error))
-    except OSError as error:  # e.g. the disk filled up: what was committed is kept
-        fail(f"{error}; every game stored so far is kept, run the same command to resume")
+    # The disk filled up, the machine could not play a match: what was committed is kept.
+    except (OSError, RefereeProcessError, MatchUnplayableError) as error:
+        fail(f"{explain(error)}; {STORED_IS_KEPT}")
     except RunInterrupted:
         err_console.print(
             "interrupted: every finished game is stored; "

@@ -68,6 +68,7 @@ def play(
     """Play one game between three bots over gRPC and print the result."""
     reap_leftovers()
     from arena.present.display import render_game
+    from arena.referee.policy import ArenaTrouble
     from arena.referee.table import TableSettings
     from arena.tournament.play import play_one_game
     from arena.tournament.results import entrant_label
@@ -106,17 +107,20 @@ def play(
             )
 
     settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
-    result = play_one_game(
-        specs,
-        seed,
-        out,
-        settings,
-        manual_seats,
-        show_manual,
-        options.sandbox,
-        options.limits,
-        options.workdir_bytes,
-        options.pass_env,
-    )
+    try:
+        result = play_one_game(
+            specs,
+            seed,
+            out,
+            settings,
+            manual_seats,
+            show_manual,
+            options.sandbox,
+            options.limits,
+            options.workdir_bytes,
+            options.pass_env,
+        )
+    except ArenaTrouble as trouble:
+        fail(f"{trouble}; no game was played (run the command again)")
     labels = [entrant_label(spec.name, spec.version) for spec in specs]
     render_game(console, result, labels, seed)

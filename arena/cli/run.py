@@ -20,6 +20,7 @@ from .cluster import (
 from .common import (
     DEFAULT_DB,
     DEFAULT_REGISTRY,
+    STORED_IS_KEPT,
     BuildNetworkOption,
     BuildOption,
     CpuCoresOption,
@@ -39,6 +40,7 @@ from .common import (
     bot_options,
     console,
     err_console,
+    explain,
     fail,
     load_entrants,
     open_store,
@@ -84,12 +86,15 @@ def run(
             "(default: a secret key, kept in the database)."
         ),
     ] = None,
-    jobs: Annotated[int, typer.Option(help="Matches played at once (default: CPUs).")] = 0,
+    jobs: Annotated[
+        int, typer.Option(help="Matches played at once (default: CPUs).", show_default=False)
+    ] = 0,
     referees: Annotated[
         int,
         typer.Option(
             help="Referee processes the --jobs tables are spread over (default: one per CPU, "
-            "at most --jobs, on 3 or more CPUs; 1: every table in this process)."
+            "at most --jobs, on 3 or more CPUs; 1: every table in this process).",
+            show_default=False,
         ),
     ] = 0,
     db: DbOption = DEFAULT_DB,
@@ -142,8 +147,15 @@ def run(
 
     from arena.referee.table import TableSettings
     from arena.tournament.executor import RefereeProcessError, referee_processes
-    from arena.tournament.results import ResultsStoreError, entrant_label
-    from arena.tournament.runner import RunBusyError, RunConfig, RunInterrupted, run_tournament
+    from arena.tournament.results import ResultsStoreError, entrant_label, logs_beside
+    from arena.tournament.runner import (
+        MatchUnplayableError,
+        RunBusyError,
+        RunConfig,
+        RunInterrupted,
+        check_free,
+        run_tournament,
+    )
     from arena.tournament.schedule import ScheduleError, choose_schedule
 
     names = list(entrants or [])
@@ -171,6 +183,10 @@ def run(
     except ScheduleError as error:
         fail(str(error))
     open_store(db).close()  # a clear error now for a file that is not a results database
+    try:
+        check_free(db)
+    except RunBusyError as error:
+        fail(str(error))
     if seed is not None:
         from arena.tournament.schedule import seed_warning
 
@@ -214,12 +230,14 @@ def run(
 
     try:
         with cluster_errors(executor), RunProgressBar(console, enabled=not as_json) as bar:
-            summary = run_tournament(config, db.parent / "logs", bar.update, executor=executor)
+            summary = run_tournament(
+                config, logs_beside(db), bar.update, executor=executor, on_notice=bar.note
+            )
     except (RunBusyError, ResultsStoreError) as error:
         fail(str(error))
-    # The disk filled up, a referee process died: what was committed is kept.
-    except (OSError, RefereeProcessError) as error:
-        fail(f"{error}; every game stored so far is kept, run the same command to resume")
+    # The disk filled up, the machine could not play a match: what was committed is kept.
+    except (OSError, RefereeProcessError, MatchUnplayableError) as error:
+        fail(f"{explain(error)}; {STORED_IS_KEPT}")
     except RunInterrupted as stopped:
         err_console.print(
             f"interrupted: {stopped.summary.played} games played in this session are stored; "

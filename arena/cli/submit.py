@@ -84,7 +84,9 @@ def submit(
         if result.log_tail.strip():
             err_console.print("the bot's log ends with:", highlight=False)
             err_console.print(literal(result.log_tail.rstrip(), keep_newlines=True))
-        failed = next(c for c in result.checks if not c.passed)
+        failed = next((c for c in result.checks if c.passed is False), None)
+        if failed is None:  # the arena could not run the match: nothing was judged
+            fail(f"{spec.name} could not be checked: {result.checks[-1].detail}")
         fail(f"{spec.name} refused: {failed.name} failed: {failed.detail}")
     assert result.entry is not None
     console.print(literal(f"registered {result.entry.label()} in {registry}"))

@@ -52,7 +52,8 @@ class CompareProgressLine(LiveProgress):
                 TextColumn("{task.fields[test]}", markup=False),
                 console=console,
                 disable=not enabled,
-            )
+            ),
+            enabled,
         )
 
     def update(self, outcome: CompareOutcome) -> None:
@@ -62,6 +63,26 @@ class CompareProgressLine(LiveProgress):
                 "compare", total=outcome.max_games, completed=outcome.games, test=figures
             )
         self.progress.update(self.task, completed=outcome.games, test=figures)
+        self.plain(f"compare {outcome.games}/{outcome.max_games} games, {figures}")
+
+
+def verdict_meaning(outcome: CompareOutcome) -> list[str]:
+    """What the verdict says, in plain words (two lines that fit 80 columns): which of the
+    test's two hypotheses the games favour, not a measured size (the estimate and its
+    interval say how far ahead NEW is)."""
+    test = outcome.test
+    ahead = f"'NEW ahead in {0.5 + test.margin:.0%} of team pairs'"
+    if outcome.verdict == "better":
+        return [
+            f"the games favour {ahead} over 'even'",
+            f"(were the two even, {test.alpha:.0%} of comparisons would say better)",
+        ]
+    if outcome.verdict == "not better":
+        return [
+            f"the games favour 'even' over {ahead}",
+            f"(were NEW that far ahead, {test.beta:.0%} of comparisons would say not better)",
+        ]
+    return [f"neither {ahead} nor 'even'", "was favoured enough before the cap"]
 
 
 def render_compare(console: Console, outcome: CompareOutcome, report_command: str) -> None:
@@ -76,6 +97,7 @@ def render_compare(console: Console, outcome: CompareOutcome, report_command: st
     state, test = outcome.state, outcome.test
     low, high = outcome.interval
     lines = [
+        *("  " + line for line in verdict_meaning(outcome)),
         f"  NEW ahead of BASE in {state.estimate:.1%} of their team pairs (ties half)",
         f"  95% interval {low:.1%}–{high:.1%} (bootstrap over {state.groups} seeds)",
         f"  {state.groups} seed groups, {outcome.games} games "

@@ -43,7 +43,6 @@ class RunProgressBar(LiveProgress):
     """Games done/total, games per second, ETA and the current leader."""
 
     def __init__(self, console: Console, enabled: bool = True) -> None:
-        self.enabled = enabled
         super().__init__(
             Progress(
                 TextColumn("[bold]games"),
@@ -63,7 +62,8 @@ class RunProgressBar(LiveProgress):
                 console=console,
                 disable=not enabled,
                 expand=True,
-            )
+            ),
+            enabled,
         )
 
     def update(self, state: RunProgress) -> None:
@@ -78,6 +78,18 @@ class RunProgressBar(LiveProgress):
                 "run", total=state.total, completed=state.done, rate=rate, leader=leader
             )
         self.progress.update(self.task, completed=state.done, rate=rate, leader=leader)
+        left = state.total - state.done
+        eta = f", ETA {_duration(left * elapsed / played)}" if played and left else ""
+        self.plain(
+            f"games {state.done}/{state.total}, {rate}, {_duration(elapsed)} so far{eta}, "
+            f"leader: {leader}"
+        )
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{secs:02}"
 
 
 def _percent(rate: float) -> str:
@@ -149,6 +161,11 @@ def render_report(console: Console, report: RunReport, wide: bool = False) -> No
     if report.faults_by_kind:
         faults = ", ".join(f"{kind}: {n}" for kind, n in report.faults_by_kind.items())
         console.print(literal(f"faults by kind: {faults}"))
+    for missed in report.missed_joins:
+        seats = "1 seat" if missed.seats == 1 else f"{missed.seats} seats"
+        console.print(
+            literal(f"{missed.entrant} never joined at {seats} (auto-played): {missed.reason}")
+        )
 
 
 def _render_ratings(console: Console, report: RunReport, wide: bool) -> None:
@@ -174,10 +191,10 @@ def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
     title = "Standings by win rate" + (
         " (the ranking is by rating, above)" if report.ratings else ""
     )
-    table = _table(title)
+    table = _table(title)  # teams: the teams it held, two in a game where it held two
     _add_figure_columns(table, ["#"])
     _add_label_column(table, "entrant")
-    _add_figure_columns(table, ["games", "seeds"])
+    _add_figure_columns(table, ["teams", "seeds"])
     if wide:
         _add_figure_columns(table, ["wins", "draws", "losses"])
     _add_figure_columns(table, ["win %", "95% CI"])
@@ -209,10 +226,11 @@ def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
 
 
 def _render_head_to_head(console: Console, report: RunReport, wide: bool) -> None:
-    table = _table("Head to head: how often A finished ahead of B in shared games (ties half)")
+    # The same quantity as arena compare's score (README, "Tournaments").
+    table = _table("Head to head: A's share of A-against-B team pairs (A ahead; ties half)")
     _add_label_column(table, "A")
     _add_label_column(table, "B")
-    _add_figure_columns(table, ["games", "seeds"])
+    _add_figure_columns(table, ["games", "pairs", "seeds"])
     if wide:
         _add_figure_columns(table, ["A ahead", "ties", "B ahead"])
     _add_figure_columns(table, ["A %", "95% CI"])
@@ -220,7 +238,7 @@ def _render_head_to_head(console: Console, report: RunReport, wide: bool) -> Non
         if h.a >= h.b:
             continue  # each pair once; (B, A) is the mirror image
         cells: list[str | Text] = [literal(h.a, LABEL_LIMIT), literal(h.b, LABEL_LIMIT)]
-        cells += [str(h.games), str(h.seeds)]
+        cells += [str(h.games), str(h.pairs), str(h.seeds)]
         if wide:
             cells += [str(h.a_ahead), str(h.ties), str(h.b_ahead)]
         cells += [_percent(h.rate), _percent_interval(h.ci_low, h.ci_high)]
@@ -267,7 +285,10 @@ def render_checks(console: Console, result: SubmitResult) -> None:
     spec = result.spec
     console.print(literal(f"checked {entrant_label(spec.name, spec.version)}:"))
     for check in result.checks:
-        mark = ("ok  ", "green") if check.passed else ("FAIL", "red")
+        if check.passed is None:
+            mark = ("--  ", "yellow")  # not run: what it checks could not be seen
+        else:
+            mark = ("ok  ", "green") if check.passed else ("FAIL", "red")
         detail = f" — {check.detail}" if check.detail else ""
         console.print(Text.assemble("  ", mark, " ", literal(check.name + detail)))
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots import BotProcess, BotSpec, Limits, start_bot
-from arena.bots.process import BotStartError
+from arena.bots.process import BotStartError, exit_status, log_summary
 from arena.bots.sandbox import (
     DEFAULT_WORKDIR_BYTES,
     Sandbox,
@@ -28,6 +28,7 @@ from arena.bots.sandbox import (
 )
 from arena.wire.grpc_env import configure_grpc
 
+from .policy import ArenaTrouble, JoinState, arena_trouble
 from .server import SeatLink, TokenRegistry, create_server, new_token
 from .table import GameSeed, OnGame, Table, TableSettings, game_key
 
@@ -206,6 +207,7 @@ class Match:
         self._watchers: list[asyncio.Task[None]] = []
         self.table: Table | None = None
         self.lingering: list[int] = []  # seats whose process had to be stopped by signal
+        self.not_started: dict[int, str] = {}  # seats whose process the machine could not start
         # CPU of every bot process of the match (their cgroups count it), once it is over;
         # None where some bot ran without a group that counts it.
         self.bots_cpu_seconds: float | None = None
@@ -248,8 +250,11 @@ class Match:
                     sandbox=self._sandbox(spec, link) if sandbox else None,
                     pass_env=plan.pass_env,
                 )
-            except BotStartError:
-                link.close()  # recorded as no_join; the seat is auto-played
+            except BotStartError as error:
+                # The arena's trouble, not the bot's: the match is not scored (``play``).
+                self.not_started[seat] = str(error)
+                link.ended = f"the arena could not start its process: {error}"
+                link.close()
                 continue
             self.processes[seat] = process
             link.cpu_meter = process.cpu_meter
@@ -296,9 +301,34 @@ class Match:
                 self._watchers.append(asyncio.ensure_future(_watch(process, self.links[seat])))
 
     async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
+        """Play the match once every seat has joined, gone, or missed its deadline.
+
+        Raises ``ArenaTrouble`` (its processes ended, no game played) where the arena
+        could not give the bots their start (``arena_trouble``): such a match is not the
+        bots' result, and is played again by whoever asked for it.
+        """
         if not self.links:
             self.launch()
         self._watch_processes()
+        waiting_since = time.monotonic()
+        await asyncio.gather(*(link.joined_or_gone() for link in self.links))
+        join_wait = time.monotonic() - waiting_since
+        states = [self._join_state(seat) for seat in range(len(self.links))]
+        trouble = arena_trouble(states, self.plan.settings.join_timeout_s)
+        if trouble is not None:
+            await self.shutdown()
+            detail = next(iter(self.not_started.values()), "")
+            raise ArenaTrouble(
+                f"match {self.plan.match_id}: {trouble}" + (f" ({detail})" if detail else "")
+            )
+        for seat, state in enumerate(states):
+            process = self.processes[seat]
+            if state is JoinState.SILENT and process is not None:
+                timeout = self.plan.settings.join_timeout_s
+                self.links[seat].ended = (
+                    f"its process ran but did not join within {timeout:g} s; "
+                    + log_summary(process)
+                )
         names = [spec.name for spec in self.plan.entrants]
         meta = {
             "entrants": [{"name": s.name, "version": s.version} for s in self.plan.entrants],
@@ -306,11 +336,25 @@ class Match:
         self.table = Table(
             self.plan.match_id, self.links, self.plan.seeds, self.plan.settings, names, meta
         )
+        self.table.join_wait_seconds = join_wait
         try:
             await self.table.play(on_game, skip)
         finally:
             await self.shutdown()
         return self.table
+
+    def _join_state(self, seat: int) -> JoinState:
+        if seat in self.plan.manual_seats:
+            return JoinState.MANUAL
+        if self.links[seat].joined.is_set():
+            return JoinState.JOINED
+        if seat in self.not_started:
+            return JoinState.NOT_STARTED
+        # A process that ended after its deadline (a bot whose late join was refused,
+        # say) was running when the deadline passed: it counts as one that did not join.
+        if self.links[seat].expired:
+            return JoinState.SILENT
+        return JoinState.EXITED
 
     async def shutdown(self) -> None:
         """Withdraw the tokens and end every process of the match (TERM, then KILL)."""
@@ -334,9 +378,13 @@ class Match:
 
 
 async def _watch(process: BotProcess, link: SeatLink) -> None:
-    """A process that exits closes its seat at once, instead of at the next timeout."""
+    """A process that exits closes its seat at once, instead of at the next timeout; one
+    that exits before joining says how in its seat's fault (status, log's end, log)."""
     with contextlib.suppress(asyncio.CancelledError):
-        await process.wait_exit()
+        code = await process.wait_exit()
+        # One that ends after its deadline was refused as late: it ran and did not join.
+        if not (link.joined.is_set() or link.expired):
+            link.ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
         link.close()
 
 

@@ -6,12 +6,17 @@ seat is auto-played from then on, whether the bot's own answer may still arrive 
 whether the bot is told in a ``Notice``, whether its time bank is emptied, whether the
 documented deterministic fallback (:mod:`.fallback`) is played in its place, and which
 submission check the fault fails (docs/PROTOCOL.md, "Faults").
+
+``arena_trouble`` is the rule that tells a bot's fault from the arena's own trouble
+before a match plays: a match the arena could not give its bots is replayed, never
+scored (docs/PROTOCOL.md, "Faults").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
@@ -22,9 +27,12 @@ from .fallback import fallback_action
 __all__ = [
     "POLICY",
     "SUBMISSION_CHECKS",
+    "ArenaTrouble",
     "Fault",
     "FaultKind",
     "FaultPolicy",
+    "JoinState",
+    "arena_trouble",
     "fallback_action",
 ]
 
@@ -110,3 +118,42 @@ class Fault:
     # Index into its deal's "decisions" in the game record of the decision the fault
     # replaced with the fallback; None for a fault between decisions (docs/GAME_RECORD.md).
     decision_index: int | None = None
+
+
+class JoinState(StrEnum):
+    """How a seat's start ended, as its match sees it when the join deadlines are over."""
+
+    JOINED = "joined"
+    EXITED = "exited"  # its process ended by itself (or was ended by its own limits) first
+    SILENT = "silent"  # its process ran to the deadline without joining
+    NOT_STARTED = "not started"  # the machine could not start its process
+    MANUAL = "manual"  # left open for a person (``arena play --manual``): not judged
+
+
+class ArenaTrouble(RuntimeError):
+    """A match the arena could not give its bots: nothing of it is scored; it is played
+    again with the same deals (``arena.tournament.runner``), a bounded number of times."""
+
+
+def arena_trouble(seats: Sequence[JoinState], join_timeout_s: float) -> str | None:
+    """Why a match's start failed for a reason no bot is answerable for, or None.
+
+    The rule (docs/PROTOCOL.md, "Faults"): a seat that never joins is its bot's fault
+    (``no_join``) when its process ended before joining, or when a table-mate's bot did
+    join: its author can fix it, and a bot cannot make another seat miss its join (each
+    has its own CPU share, and time a seat was starved of the CPU is not counted). It is
+    the arena's trouble when the machine could not start a bot's process at all, or when
+    no seat of the table joined although a process ran to its deadline: the machine was
+    too busy to start any of them.
+    """
+    if JoinState.NOT_STARTED in seats:
+        count = seats.count(JoinState.NOT_STARTED)
+        return f"the machine could not start {count} of the bots' processes"
+    judged = [state for state in seats if state is not JoinState.MANUAL]
+    if JoinState.SILENT in judged and JoinState.JOINED not in judged:
+        return (
+            f"no seat joined within its {join_timeout_s:g} s although "
+            f"{judged.count(JoinState.SILENT)} of the bots' processes were running "
+            "(the machine was too busy to start them)"
+        )
+    return None

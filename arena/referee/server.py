@@ -101,6 +101,9 @@ class SeatLink:
     bot_version: str = ""
     closed: bool = False  # the stream ended or broke: auto-play from here on
     close_reason: str = "the stream closed or the process died"
+    # Why the seat never joined, where its match knows (how its process ended, its log):
+    # the reason of its ``no_join`` fault.
+    ended: str = ""
     overflow: int = 0  # messages dropped because the inbox was full (flood)
     # Sees every message to and from this seat ("down" and "up"), for transcripts.
     tap: Callable[[str, pb.RefereeMessage | bytes], None] | None = None

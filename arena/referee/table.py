@@ -167,10 +167,10 @@ class Table:
         pending = [s.link for s in self.seats if not s.link.joined.is_set()]
         # Each seat until its own deadline: a seat left open for a person is given longer.
         await asyncio.gather(*(link.joined_or_gone() for link in pending))
-        self.join_wait_seconds = time.monotonic() - waiting_since
+        self.join_wait_seconds += time.monotonic() - waiting_since
         for state in self.seats:
             if not state.link.joined.is_set():
-                reason = (
+                reason = state.link.ended or (
                     "the bot's process ended before it joined"
                     if state.link.gone.is_set()
                     else "the bot did not join before the deadline"

@@ -16,15 +16,17 @@ from arena.bots.manifest import read_log_tail
 from arena.engine.game import SEATS
 from arena.referee.policy import Fault
 
-from .results import GamePlace, ResultsStore
+from .results import GamePlace, ResultsStore, logs_beside
 
 __all__ = [
     "LOG_TAIL_LINES",
     "GameBundle",
+    "SeatLog",
     "SiblingGame",
     "game_bundle",
     "run_game_ids",
     "run_log_root",
+    "seat_logs",
 ]
 
 LOG_TAIL_LINES: Final = 20
@@ -61,10 +63,45 @@ class GameBundle:
     faults: tuple[Fault, ...] = ()
 
 
-def run_log_root(store: ResultsStore) -> Path:
-    """Where ``arena run`` keeps the bot logs of the runs stored in ``store``: a ``logs``
-    directory beside the database, one directory per run, then per seating."""
-    return store.path.parent / "logs"
+def run_log_root(store: ResultsStore, run_id: str | None = None) -> Path:
+    """Where ``arena run`` keeps the bot logs of the runs stored in ``store``
+    (``results.logs_beside``); for ``run_id``, the ``logs`` directory beside the database
+    where only that one holds the run's logs (earlier versions wrote them there)."""
+    root = logs_beside(store.path)
+    older = store.path.parent / "logs"
+    if run_id is not None and not (root / run_id).is_dir() and (older / run_id).is_dir():
+        return older
+    return root
+
+
+@dataclass(frozen=True)
+class SeatLog:
+    """Where one seat's bot wrote its output (stdout and stderr) during one match."""
+
+    match_key: str
+    seat: int
+    entrant: str  # name@version
+    path: Path
+
+
+def seat_logs(store: ResultsStore, run_id: str, game_id: int | None = None) -> list[SeatLog]:
+    """The seat logs of every seating of the run that stored a game, or of game
+    ``game_id``'s seating only (``KeyError`` if the run holds no such game)."""
+    if game_id is None:
+        places = store.match_places(run_id)
+    else:
+        place = store.game_place(game_id)
+        if place.run_id != run_id:
+            raise KeyError(f"game {game_id} is not a game of run {run_id}")
+        places = [place]
+    root = run_log_root(store, run_id) / run_id
+    return [
+        SeatLog(
+            p.match_key, seat, p.entrants_by_team[seat % 3], root / p.match_key / f"seat{seat}.log"
+        )
+        for p in places
+        for seat in range(SEATS)
+    ]
 
 
 def run_game_ids(store: ResultsStore, run_id: str) -> list[int]:
@@ -79,7 +116,7 @@ def game_bundle(store: ResultsStore, game_id: int, log_root: Path | None = None)
     ``log_root``); by default where ``arena run`` keeps them (``run_log_root``).
     """
     place = store.game_place(game_id)
-    root = run_log_root(store) if log_root is None else log_root
+    root = run_log_root(store, place.run_id) if log_root is None else log_root
     siblings = tuple(
         SiblingGame(other.game_id, _seat_labels(other), store.game_record(other.game_id))
         for other in store.games_of_seed(place.run_id, place.game_index)

@@ -44,6 +44,7 @@ from arena.bots.archive import BotArchive, install, pack_bot
 from arena.bots.build import BotCache, BotOptions
 from arena.bots.sandbox import SandboxUnavailableError, sandbox_problem
 from arena.referee.match import MatchPlan
+from arena.referee.policy import ArenaTrouble
 from arena.referee.result import GameResult
 from arena.wire.loop import run as run_loop
 
@@ -337,7 +338,8 @@ class DaskExecutor:
         self._futures.add(future)
         try:
             shipped: ShippedMatch = await future
-        except (BotBuildError, SandboxUnavailableError, asyncio.CancelledError):
+        # A match its worker could not give its bots is played again by the runner.
+        except (BotBuildError, SandboxUnavailableError, ArenaTrouble, asyncio.CancelledError):
             raise
         except Exception as error:
             raise ClusterError(f"match {plan.match_id} failed on the cluster: {error}") from error

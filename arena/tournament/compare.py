@@ -30,7 +30,7 @@ from arena.referee.result import GameResult
 from .executor import MatchExecutor
 from .resample import ratio_interval
 from .results import ResultsStore
-from .runner import RunConfig, run_tournament
+from .runner import OnNotice, RunConfig, run_tournament
 from .schedule import ScheduledMatch, seatings, triples
 from .sequential import Sprt, SprtState, Verdict, group_score
 from .stats import GameOutcome, SeededOutcome, finishing_positions
@@ -308,6 +308,7 @@ def run_compare(
     log_root: Path,
     on_position: OnComparePosition | None = None,
     executor: MatchExecutor | None = None,
+    on_notice: OnNotice | None = None,
 ) -> CompareOutcome:
     """Play (or resume) a comparison until its test decides or its cap is reached.
 
@@ -342,7 +343,7 @@ def run_compare(
         target = next_target(outcome.groups, config.batch, config.max_games)
         assert target is not None  # not finished: the cap leaves room for a group
         batch = dataclasses.replace(config, games=target)
-        run_tournament(batch, log_root, on_game=on_game, executor=executor)
+        run_tournament(batch, log_root, on_game=on_game, executor=executor, on_notice=on_notice)
         before, outcome = outcome, position(with_interval=False)
         if outcome.groups <= before.groups:  # never expected: every game is stored, faults too
             raise CompareError(

@@ -201,7 +201,7 @@ class InProcessExecutor:
             table = await match.play(on_game=count_and_pass, skip=set(skip))
         finally:
             self._idle_tables.put_nowait(time.monotonic())
-        self.matches.remove(match)
+            self.matches.remove(match)  # over, or failed (ArenaTrouble): its processes ended
         return MatchOutcome(
             plan.match_id,
             played,
@@ -283,6 +283,7 @@ class LocalProcessExecutor:
         # started together share the CPU, and every table waits for the slowest.
         self._launch_lock = asyncio.Lock()
         self._cpu: tuple[float, ...] = ()
+        self._lost: list[_RefereeProcess] = []  # referee processes that died, replaced
 
     @property
     def tables(self) -> int:
@@ -312,14 +313,26 @@ class LocalProcessExecutor:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        referees, self._referees = self._referees, []
+        referees, self._referees = [*self._lost, *self._referees], []
+        self._lost = []
         await asyncio.gather(*(r.stop() for r in referees))
         self._cpu = tuple(r.cpu_seconds for r in referees if r.cpu_seconds is not None)
+
+    async def _replace_lost(self) -> None:
+        """A referee process that died (its matches failed: the runner plays them again)
+        is replaced by a fresh one with the same tables."""
+        loop = asyncio.get_running_loop()
+        for index, referee in enumerate(self._referees):
+            if referee.ended:
+                await referee.stop()
+                self._lost.append(referee)
+                self._referees[index] = _RefereeProcess(referee.tables, self._join_timeout, loop)
 
     async def play(
         self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
     ) -> MatchOutcome:
         assert self._referees, "async with the executor"
+        await self._replace_lost()
         referee = max(self._referees, key=lambda r: r.room)
         return await referee.play(plan, skip, on_game, self._launch_lock)
 
@@ -366,6 +379,11 @@ class _RefereeProcess:
         self._waiting: dict[int, _Waiting] = {}
         self._reader = threading.Thread(target=self._read, name="arena-referee-results")
         self._reader.start()
+
+    @property
+    def ended(self) -> bool:
+        """Whether the process has exited (it only does when told to, or when it dies)."""
+        return self._process.poll() is not None
 
     @property
     def room(self) -> int:

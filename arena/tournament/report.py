@@ -37,6 +37,15 @@ class UnknownRunError(LookupError):
 
 
 @dataclass(frozen=True)
+class MissedJoins:
+    """An entrant some of whose seats never joined (auto-played by the fallbacks)."""
+
+    entrant: str
+    seats: int  # seats (one per match and seat) that never joined
+    reason: str  # the latest one's: how its process ended, its log's end and path
+
+
+@dataclass(frozen=True)
 class RunReport:
     run: RunInfo
     games: int
@@ -46,6 +55,7 @@ class RunReport:
     standings: list[Standing]  # by win rate
     head_to_head: list[HeadToHead]
     faults_by_kind: dict[str, int]
+    missed_joins: list[MissedJoins]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +69,7 @@ class RunReport:
             "standings": [asdict(s) for s in self.standings],
             "head_to_head": [asdict(h) for h in self.head_to_head],
             "faults_by_kind": self.faults_by_kind,
+            "missed_joins": [asdict(m) for m in self.missed_joins],
         }
 
 
@@ -81,4 +92,5 @@ def build_report(store: ResultsStore, run_id: str | None = None) -> RunReport:
         standings=standings(store.entrant_game_rows(run.id)),
         head_to_head=head_to_head(games),
         faults_by_kind=store.fault_counts(run.id),
+        missed_joins=[MissedJoins(*row) for row in store.missed_joins(run.id)],
     )

@@ -40,6 +40,7 @@ __all__ = [
     "SeatTimes",
     "StoredGame",
     "entrant_label",
+    "logs_beside",
 ]
 
 SCHEMA_VERSION: Final = 4
@@ -209,6 +210,13 @@ class SeatTimes:
 def entrant_label(name: str, version: str) -> str:
     """The name an entrant goes by in standings: two versions of one bot must stay apart."""
     return f"{name}@{version}" if version else name
+
+
+def logs_beside(db_path: Path) -> Path:
+    """Where the bot logs of the runs stored in ``db_path`` go: ``<stem>-logs`` beside it
+    (``arena-results/arena-logs`` by default), one directory per run, then per match,
+    ``seat<N>.log`` in it; a database of its own name never shares its logs' directory."""
+    return db_path.with_name(f"{db_path.stem}-logs")
 
 
 def _now() -> str:
@@ -569,6 +577,13 @@ class ResultsStore:
         played it (duplicate play, R3.1a), in the order they were stored."""
         return self._places("g.run_id = ? AND g.game_index = ?", (run_id, game_index))
 
+    def match_places(self, run_id: str) -> list[GamePlace]:
+        """The first stored game of each seating of the run, in the order they were stored."""
+        firsts: dict[str, GamePlace] = {}
+        for place in self._places("g.run_id = ?", (run_id,)):
+            firsts.setdefault(place.match_key, place)
+        return list(firsts.values())
+
     def _places(self, where: str, args: tuple[Any, ...]) -> list[GamePlace]:
         rows = self._conn.execute(
             f"""
@@ -771,6 +786,28 @@ class ResultsStore:
         for name, version, kind, count in rows:
             counts.setdefault(entrant_label(name, version), {})[kind] = count
         return counts
+
+    def missed_joins(self, run_id: str) -> list[tuple[str, int, str]]:
+        """(entrant label, seats that never joined, the latest such seat's reason) for each
+        entrant of the run with a ``no_join`` fault, by label."""
+        rows = self._conn.execute(
+            """
+            SELECT e.name, e.version, COUNT(*),
+                   (SELECT f2.reason FROM faults f2
+                    JOIN games g2 ON g2.id = f2.game_id
+                    JOIN seat_stats s2 ON s2.game_id = f2.game_id AND s2.seat = f2.seat
+                    WHERE g2.run_id = ? AND s2.entrant_id = e.id AND f2.kind = 'no_join'
+                    ORDER BY f2.id DESC LIMIT 1)
+            FROM faults f
+            JOIN games g ON g.id = f.game_id
+            JOIN seat_stats s ON s.game_id = f.game_id AND s.seat = f.seat
+            JOIN entrants e ON e.id = s.entrant_id
+            WHERE g.run_id = ? AND f.kind = 'no_join'
+            GROUP BY e.id ORDER BY e.name, e.version
+            """,
+            (run_id, run_id),
+        ).fetchall()
+        return [(entrant_label(n, v), int(count), str(reason)) for n, v, count, reason in rows]
 
     def seat_times(self, run_id: str) -> list[SeatTimes]:
         """Each seat's decision times in each game of the run."""

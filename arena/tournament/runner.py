@@ -8,6 +8,12 @@ resumed run reads it back: the key is no part of the identity, so the same comma
 finds the same run, and the same deals go to the same seats. The matches are played by
 a match executor (``arena.tournament.executor``): one referee in this process, referee
 processes on this machine's cores, or a cluster; this process alone writes the database.
+
+The arena's own trouble never becomes a result: a match the arena could not give its bots
+(``arena.referee.policy.arena_trouble``: no seat joined, processes that could not be
+started, a referee process that died) is played again with the same deals, up to
+``MATCH_ATTEMPTS`` times, and then the run stops with the reason; nothing of a failed
+attempt is stored, and the games an attempt finished before it failed are not replayed.
 """
 
 from __future__ import annotations
@@ -28,15 +34,30 @@ from typing import Any
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.match import Match, MatchPlan
+from arena.referee.policy import ArenaTrouble, FaultKind
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
-from arena.tournament.executor import InProcessExecutor, LocalProcessExecutor, MatchExecutor
+from arena.tournament.executor import (
+    InProcessExecutor,
+    LocalProcessExecutor,
+    MatchExecutor,
+    RefereeProcessError,
+)
 from arena.tournament.results import DuplicateGameError, ResultsStore, entrant_label
 from arena.tournament.schedule import RunKey, ScheduledMatch, SchedulePlan, schedule_size
 from arena.wire.loop import run as run_loop
 
 # In every run's identity, so that a run dealt another way is never resumed with these deals.
 DEALING = "hmac-sha256-v1"
+# How often a match the arena could not give its bots is tried before the run stops, and
+# the pause before each new attempt (times the attempts so far): a machine busy for a
+# moment gets time to settle, a machine that cannot start bots at all stops the run soon.
+MATCH_ATTEMPTS = 3
+REPLAY_PAUSE_S = 2.0
+
+
+class MatchUnplayableError(RuntimeError):
+    """A match failed for the arena's own reasons ``MATCH_ATTEMPTS`` times: the run stops."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +141,9 @@ class RunSummary:
 
 
 OnProgress = Callable[[RunProgress], None]
+# Told one line for the operator as it happens: an entrant whose seat never joined (its
+# exit status, its log's end and path), a match played again for the arena's trouble.
+OnNotice = Callable[[str], None]
 # Told of each game once it is stored, with the seating it was played in (``arena compare``
 # follows its test game by game).
 OnGame = Callable[[ScheduledMatch, GameResult], None]
@@ -136,12 +160,15 @@ class TournamentRunner:
         on_progress: OnProgress | None = None,
         on_game: OnGame | None = None,
         executor: MatchExecutor | None = None,
+        on_notice: OnNotice | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.log_dir = log_dir
         self.on_progress = on_progress
         self.on_game = on_game
+        self.on_notice = on_notice
+        self._told: set[str] = set()  # entrants whose missed join the operator was told of
         self.schedule = config.schedule.build(len(config.entrants), config.games)
         self._run_key: RunKey | None = None  # read from the store when the run starts
         self.progress = RunProgress(total=schedule_size(self.schedule))
@@ -197,7 +224,24 @@ class TournamentRunner:
 
         async def play(scheduled: ScheduledMatch, skip: frozenset[int]) -> None:
             store_game = functools.partial(self._store_game, scheduled, summary)
-            outcome = await executor.play(self._plan(scheduled), skip, store_game)
+            for attempt in range(1, MATCH_ATTEMPTS + 1):
+                try:
+                    outcome = await executor.play(self._plan(scheduled), skip, store_game)
+                    break
+                except (ArenaTrouble, RefereeProcessError) as trouble:
+                    if attempt == MATCH_ATTEMPTS:
+                        raise MatchUnplayableError(
+                            f"{trouble}; tried {MATCH_ATTEMPTS} times, so the run stops "
+                            "(no game of those attempts counts)"
+                        ) from None
+                    self._notice(
+                        f"{trouble}: not counted; playing it again with the same deals "
+                        f"(attempt {attempt + 1} of {MATCH_ATTEMPTS})"
+                    )
+                    await asyncio.sleep(REPLAY_PAUSE_S * attempt)
+                    done = self.store.completed_games(self.config.run_id)
+                    games = range(scheduled.games)
+                    skip = frozenset(i for i in games if (scheduled.key, i) in done)
             summary.join_wait_seconds += outcome.join_wait_seconds
             summary.launch_seconds += outcome.launch_seconds
             if summary.bots_cpu_seconds is not None:
@@ -240,6 +284,14 @@ class TournamentRunner:
 
         summary.played += 1
         summary.decisions += sum(s.decisions for s in result.seats)
+        for fault in result.faults:
+            label = self.config.labels[scheduled.entrants[fault.seat % 3]]
+            if fault.kind is FaultKind.NO_JOIN and label not in self._told:
+                self._told.add(label)
+                self._notice(
+                    f"{label} never joined (seat {fault.seat}, match {scheduled.key}; "
+                    f"its seats are played by the fallbacks): {fault.reason}"
+                )
         if self.on_game is not None:
             self.on_game(scheduled, result)
         self._count(scheduled, result)
@@ -270,6 +322,10 @@ class TournamentRunner:
             if result.winner == team:
                 progress.wins[labels[entrant]] += 1
         self._emit()
+
+    def _notice(self, line: str) -> None:
+        if self.on_notice is not None:
+            self.on_notice(line)
 
     def _emit(self) -> None:
         if self.on_progress is not None:
@@ -317,6 +373,14 @@ def exclusive(db_path: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def check_free(db_path: Path) -> None:
+    """Raise ``RunBusyError`` now if another arena process plays into ``db_path``: said
+    before the bots are built, which can take minutes (``run_tournament`` takes the lock
+    for the run itself)."""
+    with exclusive(db_path):
+        pass
+
+
 class RunInterrupted(Exception):
     """The run was stopped by a signal; every finished game is stored."""
 
@@ -331,10 +395,12 @@ def run_tournament(
     on_progress: OnProgress | None = None,
     on_game: OnGame | None = None,
     executor: MatchExecutor | None = None,
+    on_notice: OnNotice | None = None,
 ) -> RunSummary:
     """Run (or resume) a tournament to the end; SIGINT/SIGTERM stop it cleanly.
 
-    ``executor``: where its matches are played (default: ``executor_for(config)``).
+    ``executor``: where its matches are played (default: ``executor_for(config)``);
+    ``on_notice``: told what the operator should hear at once (``OnNotice``).
 
     On a signal the tables stop, every bot process is ended, the run is marked
     interrupted, and ``RunInterrupted`` is raised; games already stored are kept.
@@ -343,7 +409,7 @@ def run_tournament(
 
     with exclusive(config.db_path), ResultsStore.open(config.db_path) as store:
         runner = TournamentRunner(
-            config, store, log_root / config.run_id, on_progress, on_game, executor
+            config, store, log_root / config.run_id, on_progress, on_game, executor, on_notice
         )
         summary_box: list[RunSummary] = []
 

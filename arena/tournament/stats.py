@@ -254,21 +254,24 @@ class SeededOutcome:
 
 @dataclass(frozen=True)
 class HeadToHead:
-    """How often entrant ``a`` finished ahead of entrant ``b`` in the games they shared."""
+    """How often a team of entrant ``a`` finished ahead of a team of entrant ``b`` in the
+    games they shared: every pair of an ``a`` team and a ``b`` team counts (two pairs in a
+    game where one of them held two teams), as ``arena compare`` scores NEW against BASE."""
 
     a: str
     b: str
-    games: int
+    games: int  # games in which both held a team
+    pairs: int  # (a team, b team) pairs in those games
     seeds: int  # independent game seeds behind the figure
-    a_ahead: int
+    a_ahead: int  # pairs in which a's team finished ahead
     ties: int
-    rate: float  # (a_ahead + ties / 2) / games
+    rate: float  # (a_ahead + ties / 2) / pairs
     ci_low: float  # 95 % seed-bootstrap interval of rate (0..1 below two seeds)
     ci_high: float
 
     @property
     def b_ahead(self) -> int:
-        return self.games - self.a_ahead - self.ties
+        return self.pairs - self.a_ahead - self.ties
 
 
 def finishing_positions(game: GameOutcome) -> tuple[int, ...]:
@@ -284,13 +287,14 @@ def finishing_positions(game: GameOutcome) -> tuple[int, ...]:
 def head_to_head(games: Iterable[GameOutcome | SeededOutcome]) -> list[HeadToHead]:
     """Pairwise table for every ordered pair of distinct entrants that met, sorted by (a, b).
 
-    When an entrant holds two teams in one game its better-placed team is the one compared.
+    Every (a team, b team) pair of a game counts; teams of one entrant are never compared.
     A game given without its seed is a bootstrap group of its own.
     """
 
     @dataclass
     class Pair:  # from the first entrant's side (a < b); (b, a) is its mirror image
         games: int = 0
+        pairs: int = 0
         ahead: int = 0
         ties: int = 0
         rate: SeedRatio = field(default_factory=SeedRatio)
@@ -303,34 +307,37 @@ def head_to_head(games: Iterable[GameOutcome | SeededOutcome]) -> list[HeadToHea
         else:
             group, outcome = ("game", number), game
         positions = finishing_positions(outcome)
-        best: dict[str, int] = {}
-        for team, name in enumerate(outcome.entrants_by_team):
-            best[name] = min(best.get(name, len(positions)), positions[team])
-        for a, pos_a in best.items():
-            for b, pos_b in best.items():
+        names = outcome.entrants_by_team
+        met: set[tuple[str, str]] = set()
+        for team_a, a in enumerate(names):
+            for team_b, b in enumerate(names):
                 if a >= b:
                     continue
                 pair = pairs.setdefault((a, b), Pair())
-                pair.games += 1
-                if pos_a < pos_b:
+                met.add((a, b))
+                pair.pairs += 1
+                if positions[team_a] < positions[team_b]:
                     pair.ahead += 1
                     pair.rate.add(group, 1.0, 1.0)
-                elif pos_a == pos_b:
+                elif positions[team_a] == positions[team_b]:
                     pair.ties += 1
                     pair.rate.add(group, 0.5, 1.0)
                 else:
                     pair.rate.add(group, 0.0, 1.0)
+        for key in met:
+            pairs[key].games += 1
 
     table: list[HeadToHead] = []
     for (a, b), pair in pairs.items():
         rate = pair.rate.value
         low, high = seed_rate_interval(pair.rate)
         seeds = pair.rate.seeds
-        behind = pair.games - pair.ahead - pair.ties
+        behind = pair.pairs - pair.ahead - pair.ties
+        n = pair.pairs
         table += [
-            HeadToHead(a, b, pair.games, seeds, pair.ahead, pair.ties, rate, low, high),
+            HeadToHead(a, b, pair.games, n, seeds, pair.ahead, pair.ties, rate, low, high),
             HeadToHead(
-                b, a, pair.games, seeds, behind, pair.ties, 1.0 - rate, 1.0 - high, 1.0 - low
+                b, a, pair.games, n, seeds, behind, pair.ties, 1.0 - rate, 1.0 - high, 1.0 - low
             ),
         ]
     table.sort(key=lambda h: (h.a, h.b))

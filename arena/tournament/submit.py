@@ -2,23 +2,36 @@
 
 The checks: it builds (if its manifest says how), starts, joins within the deadline,
 answers every decision legally and in time, stays connected, and exits when the match
-ends. A bot that fails any check is refused with the reason and its seat log's tail.
+ends. A bot that fails any check is refused with the reason and its seat log's tail. A
+bot that never joined has not been seen answering: the checks after the join are marked
+not run, never passed. A validation match the arena could not give its bots (the
+referee's ``arena_trouble``) is played again, and if it never can, nothing is judged.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from arena.bots import BotBuildError, BotSpec, load_bot, read_log_tail
 from arena.bots.build import BotCache, BotOptions, PrepareError
 from arena.bots.samples import sample_bot
 from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.policy import JOINS, POLICY, SUBMISSION_CHECKS, Fault
+from arena.referee.policy import (
+    JOINS,
+    POLICY,
+    SUBMISSION_CHECKS,
+    ArenaTrouble,
+    Fault,
+    FaultKind,
+)
 from arena.referee.table import TableSettings
 from arena.tournament.registry import RegisteredBot, Registry
+from arena.tournament.runner import MATCH_ATTEMPTS, REPLAY_PAUSE_S
 from arena.tournament.schedule import RunKey
 from arena.wire.loop import run as run_loop
 
@@ -26,10 +39,13 @@ OPPONENTS = ("random", "greedy")
 CANDIDATE_SEATS = (0, 3)  # the candidate plays team 0 (R1.2)
 
 
+EXITS: Final = "exits when the match ends"
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
-    passed: bool
+    passed: bool | None  # None: not run (what it checks was never seen)
     detail: str = ""
 
 
@@ -42,7 +58,7 @@ class SubmitResult:
 
     @property
     def accepted(self) -> bool:
-        return all(c.passed for c in self.checks)
+        return all(c.passed is True for c in self.checks)
 
 
 def _describe(faults: list[Fault]) -> str:
@@ -58,7 +74,7 @@ async def _validate_match(
     log_dir: Path,
     options: BotOptions,
     private: tuple[Path, ...],
-) -> tuple[list[Fault], list[int], list[int | None]]:
+) -> tuple[list[Fault], list[int]]:
     cache = BotCache()
     opponents = [cache.prepare(load_bot(sample_bot(name)), options) for name in OPPONENTS]
     plan = MatchPlan(
@@ -77,9 +93,7 @@ async def _validate_match(
         match = Match(referee, plan)
         table = await match.play()
     faults = [f for f in table.faults if f.seat in CANDIDATE_SEATS]
-    processes = [match.processes[seat] for seat in CANDIDATE_SEATS]
-    returncodes = [p.returncode if p is not None else None for p in processes]
-    return faults, [s for s in match.lingering if s in CANDIDATE_SEATS], returncodes
+    return faults, [s for s in match.lingering if s in CANDIDATE_SEATS]
 
 
 def validate(
@@ -115,26 +129,42 @@ def validate(
         if spec.build and options.build:
             checks.append(Check("builds", True, spec.build_line))
         log_dir = root / "logs"
-        faults, lingering, returncodes = run_loop(
-            _validate_match(runnable, games, settings, log_dir, options, (root, *private))
-        )
-        for check in SUBMISSION_CHECKS:
-            failed = [f for f in faults if POLICY[f.kind].check == check]
-            detail = _describe(failed) if failed else ""
-            if failed and check == JOINS:
-                codes = [c for c in returncodes if c is not None]
-                if codes:
-                    detail += f"; the process exited with status {codes[0]}"
-            checks.append(Check(check, not failed, detail))
-        checks.append(
-            Check(
-                "exits when the match ends",
-                not lingering,
-                f"seats {lingering} had to be stopped by signal" if lingering else "",
-            )
-        )
+        for attempt in range(1, MATCH_ATTEMPTS + 1):
+            try:
+                faults, lingering = run_loop(
+                    _validate_match(runnable, games, settings, log_dir, options, (root, *private))
+                )
+                break
+            except ArenaTrouble as trouble:
+                if attempt == MATCH_ATTEMPTS:
+                    detail = f"not run: {trouble} ({MATCH_ATTEMPTS} times)"
+                    checks += [Check(name, None, detail) for name in (*SUBMISSION_CHECKS, EXITS)]
+                    return spec, checks, ""
+                time.sleep(REPLAY_PAUSE_S * attempt)
+        checks += _judge(faults, lingering)
         tail = read_log_tail(log_dir / f"seat{CANDIDATE_SEATS[0]}.log")
     return spec, checks, tail
+
+
+def _judge(faults: list[Fault], lingering: list[int]) -> list[Check]:
+    """The checks of the validation match, from the candidate's faults: those after the
+    join are not run where none of its seats joined."""
+    never_joined = {f.seat for f in faults if f.kind is FaultKind.NO_JOIN}
+    if never_joined >= set(CANDIDATE_SEATS):
+        joins = [f for f in faults if f.kind is FaultKind.NO_JOIN]
+        unseen = "not run: the bot never joined"
+        return [
+            Check(JOINS, False, _describe(joins)),
+            *(Check(name, None, unseen) for name in SUBMISSION_CHECKS if name != JOINS),
+            Check(EXITS, None, unseen),
+        ]
+    checks = []
+    for check in SUBMISSION_CHECKS:
+        failed = [f for f in faults if POLICY[f.kind].check == check]
+        checks.append(Check(check, not failed, _describe(failed) if failed else ""))
+    stopped = f"seats {lingering} had to be stopped by signal" if lingering else ""
+    checks.append(Check(EXITS, not lingering, stopped))
+    return checks
 
 
 def submit(

@@ -44,7 +44,7 @@ def test_submit_accepts_each_sample_bot(bot: str, tmp_path: Path) -> None:
     ("bot", "check", "reason", "log"),
     [
         ("crash_at_start", "starts and joins", "exited with status 3", "missing model file"),
-        ("never_joins", "starts and joins", "did not join before the deadline", "thinking"),
+        ("never_joins", "starts and joins", "ran but did not join within 3 s", "thinking"),
         ("illegal_card", "answers every decision legally", "R7.2", "fault illegal"),
     ],
 )
@@ -59,6 +59,9 @@ def test_submit_refuses_a_bad_bot_with_the_reason_and_log(
     assert f"{bot} refused: {check}" in output and reason in output, output
     assert log in output, output  # the tail of the bot's own log
     assert Registry(registry).entries() == []
+    if check == "starts and joins":  # never seen answering: nothing after the join passed
+        assert "ok  answers" not in output and "ok  stays connected" not in output, output
+        assert output.count("not run: the bot never joined") == 4, output
 
 
 @pytest.mark.timeout(600)

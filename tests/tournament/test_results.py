@@ -592,7 +592,8 @@ def test_entrant_rows_two_entrants_one_holding_two_teams(store: ResultsStore) ->
         stats.GameOutcome(("alpha@1", "beta@1", "alpha@1"), (5, 5, 5), None),
     ]
     h2h = {(h.a, h.b): h for h in stats.head_to_head(outcomes)}
-    assert (h2h[("alpha@1", "beta@1")].a_ahead, h2h[("alpha@1", "beta@1")].ties) == (1, 1)
+    alpha_beta = h2h[("alpha@1", "beta@1")]  # two alpha teams against beta's in each game
+    assert (alpha_beta.pairs, alpha_beta.a_ahead, alpha_beta.ties) == (4, 1, 2)
 
 
 # -- crash safety ------------------------------------------------------------------------------

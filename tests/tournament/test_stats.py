@@ -323,26 +323,28 @@ HAND_GAMES = [
 
 
 def test_head_to_head_hand_computed() -> None:
+    """Every (A team, B team) pair of a game counts: two where one of them holds two teams."""
     table = {(h.a, h.b): h for h in head_to_head(HAND_GAMES)}
     assert list(table) == [("A", "B"), ("A", "C"), ("B", "A"), ("B", "C"), ("C", "A"), ("C", "B")]
-    expected = {
-        ("A", "B"): (4, 2, 1, 0.625),
-        ("B", "A"): (4, 1, 1, 0.375),
-        ("A", "C"): (3, 2, 1, 2.5 / 3),
-        ("C", "A"): (3, 0, 1, 0.5 / 3),
-        ("B", "C"): (3, 2, 0, 2 / 3),
-        ("C", "B"): (3, 1, 0, 1 / 3),
+    expected = {  # games, pairs, ahead, ties, rate
+        ("A", "B"): (4, 5, 2, 1, 0.5),
+        ("B", "A"): (4, 5, 2, 1, 0.5),
+        ("A", "C"): (3, 3, 2, 1, 2.5 / 3),
+        ("C", "A"): (3, 3, 0, 1, 0.5 / 3),
+        ("B", "C"): (3, 3, 2, 0, 2 / 3),
+        ("C", "B"): (3, 3, 1, 0, 1 / 3),
     }
-    for pair, (games, ahead, ties, rate) in expected.items():
+    for pair, (games, pairs, ahead, ties, rate) in expected.items():
         h = table[pair]
-        assert (h.games, h.a_ahead, h.ties) == (games, ahead, ties), pair
+        assert (h.games, h.pairs, h.a_ahead, h.ties) == (games, pairs, ahead, ties), pair
         assert h.rate == pytest.approx(rate)
         assert h.seeds == games  # no seeds given: each game is a group of its own
         mirror = table[(pair[1], pair[0])]
         assert (h.ci_low, h.ci_high) == pytest.approx((1 - mirror.ci_high, 1 - mirror.ci_low))
-    assert table[("A", "B")].b_ahead == 1
+    assert table[("A", "B")].b_ahead == 2
     a_b = table[("A", "B")]
-    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(ratio_interval([1, 0.5, 0, 1], [1] * 4))
+    # Game by game, A's share of the pairs: ahead, tie, behind, then one of two pairs.
+    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(ratio_interval([1, 0.5, 0, 1], [1, 1, 1, 2]))
 
 
 def test_head_to_head_over_seeds() -> None:
@@ -384,6 +386,7 @@ def test_head_to_head_is_consistent(games: list[GameOutcome]) -> None:
     for (a, b), h in table.items():
         mirror = table[(b, a)]
         assert h.games == mirror.games > 0
+        assert h.pairs == mirror.pairs >= h.games
         assert h.ties == mirror.ties
         assert h.a_ahead == mirror.b_ahead
         assert h.rate + mirror.rate == pytest.approx(1.0)
