@@ -95,11 +95,15 @@ def render_compare(console: Console, outcome: CompareOutcome, report_command: st
     console.print(Text.assemble("  NEW:  ", literal(outcome.new, LABEL_LIMIT)))
     console.print(Text.assemble("  BASE: ", literal(outcome.base, LABEL_LIMIT)))
     state, test = outcome.state, outcome.test
-    low, high = outcome.interval
+    if outcome.interval is None:
+        interval = f"  95% interval: too few seeds ({state.groups})"
+    else:
+        low, high = outcome.interval
+        interval = f"  95% interval {low:.1%}–{high:.1%} (over {state.groups} seeds)"
     lines = [
         "  " + verdict_meaning(outcome),
         f"  NEW ahead of BASE in {state.estimate:.1%} of their team pairs (ties half)",
-        f"  95% interval {low:.1%}–{high:.1%} (bootstrap over {state.groups} seeds)",
+        interval,
         f"  {state.groups} seed groups, {outcome.games} games "
         f"({outcome.played} played now, cap {outcome.max_games})",
         f"  LLR {state.llr:+.2f}, bounds {state.lower:+.2f} and {state.upper:+.2f} "

@@ -96,13 +96,22 @@ def _percent(rate: float) -> str:
     return f"{100 * rate:.1f}"
 
 
-def _percent_interval(low: float, high: float) -> str:
+def _percent_interval(low: float | None, high: float | None) -> str:
     # In whole percents: the seed bootstrap is not precise beyond that, and it keeps the
-    # column narrow. Rates are never negative, so a dash reads as "to".
-    return f"{100 * low:.0f}–{100 * high:.0f}"
+    # column narrow. Rates are never negative, so a dash reads as "to". An interval is
+    # never a point: where whole percents would print one ("100–100"), more digits.
+    if low is None or high is None:
+        return "too few seeds"
+    for digits in range(4):
+        text = f"{100 * low:.{digits}f}–{100 * high:.{digits}f}"
+        if f"{100 * low:.{digits}f}" != f"{100 * high:.{digits}f}":
+            break
+    return text
 
 
-def _versus_par(low: float, high: float) -> str:
+def _versus_par(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "unclear"
     if low > PAR:
         return "[green]above[/]"
     if high < PAR:

@@ -26,7 +26,11 @@ MIN_ENTRANTS_FOR_RATINGS: Final = 3
 
 INTERVALS: Final = {
     "confidence": 0.95,
-    "method": "percentile bootstrap over game seeds (duplicate groups, R3.1a)",
+    "method": (
+        "expanded percentile bootstrap over game seeds (duplicate groups, R3.1a); near 0 or 1 "
+        "or without spread, its envelope with Wilson's on the games over their measured design "
+        "effect; null below min_seeds seeds (too_few_seeds)"
+    ),
     "replicates": REPLICATES,
     "min_seeds": MIN_SEEDS_FOR_INTERVAL,
 }
