@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from arena.tournament.ratings import Rating, fit_ratings
+from arena.tournament.ratings import RATING_REPLICATES, Rating, fit_ratings
 from arena.tournament.resample import REPLICATES
 from arena.tournament.results import ResultsStore, RunInfo
 from arena.tournament.stats import (
@@ -33,6 +33,9 @@ INTERVALS: Final = {
     ),
     "replicates": REPLICATES,
     "min_seeds": MIN_SEEDS_FOR_INTERVAL,
+    # Ratings: an open side (low_open / high_open, its bound null) where more of the draws
+    # than the interval's tail leave the entrant unbeaten (winless): no fit exists there.
+    "rating_replicates": RATING_REPLICATES,
 }
 
 

@@ -117,7 +117,21 @@ def test_json_carries_seeds_intervals_and_ratings(three: RunReport, two: RunRepo
     assert data["intervals"]["min_seeds"] == MIN_SEEDS_FOR_INTERVAL <= SEEDS
     assert {r["entrant"] for r in data["ratings"]} == {s["entrant"] for s in data["standings"]}
     for r in data["ratings"]:
-        assert set(r) == {"entrant", "rating", "low", "high", "games", "seeds"}
+        assert set(r) == {
+            "entrant",
+            "rating",
+            "low",
+            "high",
+            "games",
+            "seeds",
+            "low_open",
+            "high_open",
+            "too_few_seeds",
+            "replicates",
+            "unbeaten_draws",
+            "winless_draws",
+        }
+        assert r["replicates"] == data["intervals"]["rating_replicates"] >= 2000
     for s in data["standings"]:
         assert s["seeds"] == SEEDS
         assert {"ci_low", "ci_high", "points_per_deal_low", "points_per_deal_high"} <= set(s)
@@ -160,6 +174,19 @@ def test_an_interval_that_whole_percents_would_print_as_a_point_gets_more_digits
     narrow = dataclasses.replace(three.standings[0], win_rate=0.9998, ci_low=0.9996, ci_high=1.0)
     text = _render(dataclasses.replace(three, standings=[narrow]), 120)
     assert "99.96–100.00" in text and "100–100" not in text, text
+
+
+def test_an_open_rating_bound_prints_as_greater_or_less_than(three: RunReport) -> None:
+    top, middle, bottom = three.ratings
+    ratings = [
+        dataclasses.replace(top, rating=588.0, low=484.2, high=None, high_open=True),
+        dataclasses.replace(middle, low=None, high=-300.4, low_open=True),
+        dataclasses.replace(bottom, low=None, high=None, too_few_seeds=True),
+    ]
+    text = _render(dataclasses.replace(three, ratings=ratings), 80)
+    cells = {cell.strip() for line in text.splitlines() for cell in line.split("│")}
+    assert {"> +484", "< -300", "too few seeds"} <= cells, text
+    assert "never lost (never won)" in text
 
 
 def _header_cells(text: str) -> set[str]:
