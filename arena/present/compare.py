@@ -18,9 +18,11 @@ from arena.tournament.compare import CompareOutcome
 # Entrant labels are name@version; longer ones (from an older database) are cut.
 LABEL_LIMIT = 80
 
+# {margin}: the test's margin, as a share of team pairs ("not better" is no claim that the
+# two are equal: NEW may still be ahead by less than the margin).
 VERDICT_LINES = {
     "better": ("NEW is better than BASE", "bold green"),
-    "not better": ("NEW is not better than BASE", "bold red"),
+    "not better": ("NEW is not better than BASE by {margin} or more", "bold red"),
     "undecided": ("undecided: the cap came first", "bold yellow"),
 }
 
@@ -80,7 +82,7 @@ def verdict_meaning(outcome: CompareOutcome) -> str:
     if outcome.verdict == "not better":
         return (
             f"the games favour '{even}' over '{better}' (when NEW is that far ahead, "
-            f"{test.beta:.0%} of comparisons say 'not better')"
+            f"{test.beta:.0%} of comparisons say 'not better'; it may be ahead by less)"
         )
     return f"neither '{better}' nor '{even}' was favoured enough before the cap"
 
@@ -91,7 +93,7 @@ def render_compare(console: Console, outcome: CompareOutcome, report_command: st
     ``report_command``: how to read the comparison's run as a report.
     """
     text, style = VERDICT_LINES[outcome.verdict]
-    console.print(Text(text, style=style))
+    console.print(Text(text.format(margin=f"{outcome.test.margin:g}"), style=style))
     console.print(Text.assemble("  NEW:  ", literal(outcome.new, LABEL_LIMIT)))
     console.print(Text.assemble("  BASE: ", literal(outcome.base, LABEL_LIMIT)))
     state, test = outcome.state, outcome.test
