@@ -18,9 +18,11 @@ from arena.tournament.compare import CompareOutcome
 # Entrant labels are name@version; longer ones (from an older database) are cut.
 LABEL_LIMIT = 80
 
+# {margin}: the test's margin, as a share of team pairs ("not better" is no claim that the
+# two are equal: NEW may still be ahead by less than the margin).
 VERDICT_LINES = {
     "better": ("NEW is better than BASE", "bold green"),
-    "not better": ("NEW is not better than BASE", "bold red"),
+    "not better": ("NEW is not better than BASE by {margin} or more", "bold red"),
     "undecided": ("undecided: the cap came first", "bold yellow"),
 }
 
@@ -80,7 +82,8 @@ def verdict_meaning(outcome: CompareOutcome) -> list[str]:
     if outcome.verdict == "not better":
         return [
             f"the games favour 'even' over {ahead}",
-            f"(were NEW that far ahead, {test.beta:.0%} of comparisons would say not better)",
+            f"(NEW may be ahead by less; were it ahead by {test.margin:g}, "
+            f"{test.beta:.0%} would say not better)",
         ]
     return [f"neither {ahead} nor 'even'", "was favoured enough before the cap"]
 
@@ -91,15 +94,19 @@ def render_compare(console: Console, outcome: CompareOutcome, report_command: st
     ``report_command``: how to read the comparison's run as a report.
     """
     text, style = VERDICT_LINES[outcome.verdict]
-    console.print(Text(text, style=style))
+    console.print(Text(text.format(margin=f"{outcome.test.margin:g}"), style=style))
     console.print(Text.assemble("  NEW:  ", literal(outcome.new, LABEL_LIMIT)))
     console.print(Text.assemble("  BASE: ", literal(outcome.base, LABEL_LIMIT)))
     state, test = outcome.state, outcome.test
-    low, high = outcome.interval
+    if outcome.interval is None:
+        interval = f"  95% interval: too few seeds ({state.groups})"
+    else:
+        low, high = outcome.interval
+        interval = f"  95% interval {low:.1%}–{high:.1%} (over {state.groups} seeds)"
     lines = [
         *("  " + line for line in verdict_meaning(outcome)),
         f"  NEW ahead of BASE in {state.estimate:.1%} of their team pairs (ties half)",
-        f"  95% interval {low:.1%}–{high:.1%} (bootstrap over {state.groups} seeds)",
+        interval,
         f"  {state.groups} seed groups, {outcome.games} games "
         f"({outcome.played} played now, cap {outcome.max_games})",
         f"  LLR {state.llr:+.2f}, bounds {state.lower:+.2f} and {state.upper:+.2f} "

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from arena.present.live import LiveProgress
 from arena.present.safe_text import literal, printable
+from arena.tournament.ratings import Rating
 from arena.tournament.report import PAR, RunReport
 from arena.tournament.results import entrant_label
 from arena.tournament.runner import RunProgress
@@ -96,13 +97,22 @@ def _percent(rate: float) -> str:
     return f"{100 * rate:.1f}"
 
 
-def _percent_interval(low: float, high: float) -> str:
+def _percent_interval(low: float | None, high: float | None) -> str:
     # In whole percents: the seed bootstrap is not precise beyond that, and it keeps the
-    # column narrow. Rates are never negative, so a dash reads as "to".
-    return f"{100 * low:.0f}–{100 * high:.0f}"
+    # column narrow. Rates are never negative, so a dash reads as "to". An interval is
+    # never a point: where whole percents would print one ("100–100"), more digits.
+    if low is None or high is None:
+        return "too few seeds"
+    for digits in range(4):
+        text = f"{100 * low:.{digits}f}–{100 * high:.{digits}f}"
+        if f"{100 * low:.{digits}f}" != f"{100 * high:.{digits}f}":
+            break
+    return text
 
 
-def _versus_par(low: float, high: float) -> str:
+def _versus_par(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "unclear"
     if low > PAR:
         return "[green]above[/]"
     if high < PAR:
@@ -178,12 +188,36 @@ def _render_ratings(console: Console, report: RunReport, wide: bool) -> None:
             str(rank),
             literal(r.entrant, LABEL_LIMIT),
             f"{r.rating:+.0f}",
-            # Ratings may be negative: "to" rather than a dash that would read as a minus.
-            f"{r.low:+.0f} to {r.high:+.0f}",
+            _rating_interval(r),
             str(r.games),
             str(r.seeds),
         )
     _print_table(console, table, wide)
+    if any(r.low_open or r.high_open for r in report.ratings):
+        console.print(
+            "> or <: the entrant never lost (never won) in too many of the bootstrap's draws "
+            "for a bound on that side",
+            highlight=False,
+            markup=False,
+        )
+
+
+def _rating_interval(r: Rating) -> str:
+    # Ratings may be negative: "to" rather than a dash that would read as a minus. An open
+    # side has no bound ("> +484"); never a point: more digits where whole ones collide.
+    if r.too_few_seeds:
+        return "too few seeds"
+    if r.low is None and r.high is None:
+        return "unbounded"
+    if r.high is None:
+        return f"> {r.low:+.0f}"
+    if r.low is None:
+        return f"< {r.high:+.0f}"
+    for digits in range(4):
+        low, high = f"{r.low:+.{digits}f}", f"{r.high:+.{digits}f}"
+        if low != high:
+            break
+    return f"{low} to {high}"
 
 
 def _render_standings(console: Console, report: RunReport, wide: bool) -> None:

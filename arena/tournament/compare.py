@@ -28,12 +28,12 @@ from typing import Any, Final
 from arena.referee.result import GameResult
 
 from .executor import MatchExecutor
-from .resample import ratio_interval
+from .resample import SeedRatio
 from .results import ResultsStore
 from .runner import OnNotice, RunConfig, run_tournament
 from .schedule import ScheduledMatch, seatings, triples
 from .sequential import Sprt, SprtState, Verdict, group_score
-from .stats import GameOutcome, SeededOutcome, finishing_positions
+from .stats import GameOutcome, SeededOutcome, finishing_positions, seed_rate_interval
 
 __all__ = [
     "GROUP_GAMES",
@@ -96,6 +96,7 @@ class GroupTally:
         self.base = base
         self._groups: dict[int, dict[tuple[str, str, str], GameOutcome]] = {}
         self._scores: dict[int, float] = {}
+        self._pairs: dict[int, int] = {}
 
     @property
     def games(self) -> int:
@@ -119,11 +120,20 @@ class GroupTally:
         ]
         score = group_score(placings)
         self._scores[game.seed] = score
+        self._pairs[game.seed] = len(placings)
         return score
 
     def scores(self) -> list[float]:
         """The scores of the complete groups, in seed order."""
         return [self._scores[seed] for seed in sorted(self._scores)]
+
+    def score_ratio(self) -> SeedRatio:
+        """The complete groups' points over their team pairs, per seed: the mean group
+        score (every group has as many pairs) as a rate whose units are the pairs."""
+        ratio = SeedRatio()
+        for seed, score in self._scores.items():
+            ratio.add(seed, score * self._pairs[seed], float(self._pairs[seed]))
+        return ratio
 
 
 def next_target(complete_groups: int, batch: int, max_games: int) -> int | None:
@@ -152,12 +162,14 @@ class CompareOutcome:
     state: SprtState
     verdict: Verdict  # the test's, or "undecided" when the cap stopped it
     finished: bool  # decided, or no group left under the cap
-    # 95 % seed-bootstrap interval of the mean group score; (0, 1) while none is computed
-    # (no group yet, or a live position: the bootstrap is for the verdict).
-    interval: tuple[float, float]
+    # 95 % interval of the mean group score over seeds (``stats.seed_rate_interval``); None
+    # while none is computed (a live position: the bootstrap is for the verdict) or below
+    # ``stats.MIN_SEEDS_FOR_INTERVAL`` groups (then ``too_few_seeds``).
+    interval: tuple[float, float] | None
     games: int  # games stored, complete groups or not
     max_games: int
     played: int = 0  # in this session
+    too_few_seeds: bool = False
 
     @property
     def groups(self) -> int:
@@ -171,7 +183,8 @@ class CompareOutcome:
             "verdict": self.verdict,
             "finished": self.finished,
             "estimate": self.state.estimate,
-            "interval": list(self.interval),
+            "interval": None if self.interval is None else list(self.interval),
+            "too_few_seeds": self.too_few_seeds,
             "groups": self.groups,
             "seeds": self.groups,
             "games": self.games,
@@ -203,10 +216,10 @@ def compare_outcome(
     state = test.state(scores)
     capped = len(scores) >= max_games // GROUP_GAMES
     verdict: Verdict = state.verdict
-    interval = (0.0, 1.0)  # no group, no information
-    if scores and with_interval:
+    interval = None
+    if with_interval:
         # Each group is one seed: the mean score's interval resamples seeds.
-        interval = ratio_interval(scores, [1.0] * len(scores))
+        interval = seed_rate_interval(tally.score_ratio())
     return CompareOutcome(
         run_id=run_id,
         new=tally.new,
@@ -219,6 +232,7 @@ def compare_outcome(
         games=tally.games,
         max_games=max_games,
         played=played,
+        too_few_seeds=with_interval and interval is None,
     )
 
 

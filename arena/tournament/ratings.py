@@ -2,13 +2,22 @@
 
 A raw win rate depends on whom an entrant happened to meet; a rating does not. Each game
 is broken into its pairs of teams held by different entrants: the team placed ahead beats
-the other (a tie counts as half a win each way). choix fits the Bradley–Terry strengths to
-all pairs of all games at once (I-LSR, maximum likelihood with a light regularisation so an
-entrant that never lost still gets a finite strength), so the result depends neither on
-the order the games finished in nor on ``--jobs``. Ratings are on the Elo scale, centred on
-the field's mean: 400 more means ten times the odds of finishing ahead. Their intervals
-come from the seed bootstrap (:mod:`.resample`): whole game seeds drawn with replacement,
-the fit repeated on each draw.
+the other (a tie counts as half a win each way). The Bradley–Terry strengths are fitted to
+all pairs of all games at once (choix's I-LSR, maximum likelihood with a light
+regularisation so an entrant that never lost still gets a finite strength), so the result
+depends neither on the order the games finished in nor on ``--jobs``. Ratings are on the
+Elo scale, centred on the field's mean: 400 more means ten times the odds of finishing
+ahead. Their intervals come from the seed bootstrap (:mod:`.resample`): whole game seeds
+drawn with replacement, the fit repeated on each of ``RATING_REPLICATES`` draws, all draws
+at once (``fit_strengths``: the I-LSR iteration on a stack of matrices).
+
+A draw in which an entrant never loses (or never wins) has no maximum-likelihood fit: its
+strength would be infinite, and only the regularisation puts it anywhere (at 0.01 or 0.001
+the same data gave an upper bound of +1240 or +1640). Such draws are counted per entrant;
+where they are more than the interval's tail, the bound on that side is open — the data
+put no limit there — and is None (``high_open``: the text says "> +484"). The other bound
+stays: a finite stand-in for an infinite strength only lowers it, so it errs on the safe
+side. Below ``MIN_SEEDS_FOR_INTERVAL`` seeds there is no interval ("too few seeds").
 """
 
 from __future__ import annotations
@@ -18,28 +27,45 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-import choix
 import numpy as np
 from numpy.typing import NDArray
 
 from .resample import expanded_tail, seed_weights
-from .stats import GameOutcome, SeededOutcome, finishing_positions
+from .stats import MIN_SEEDS_FOR_INTERVAL, GameOutcome, SeededOutcome, finishing_positions
 
-__all__ = ["ELO_PER_NAT", "Rating", "SeededOutcome", "fit_ratings", "pairwise_results"]
+__all__ = [
+    "ELO_PER_NAT",
+    "RATING_REPLICATES",
+    "Rating",
+    "SeededOutcome",
+    "fit_ratings",
+    "fit_strengths",
+    "pairwise_results",
+]
 
 ELO_PER_NAT: Final = 400.0 / math.log(10.0)
 REGULARISATION: Final = 0.01
-RATING_REPLICATES: Final = 200
+RATING_REPLICATES: Final = 2000
+_TOLERANCE: Final = 1e-8  # choix's: the L1 change of the log-strengths (per entrant) that ends it
+_MAX_ITERATIONS: Final = 500
 
 
 @dataclass(frozen=True)
 class Rating:
     entrant: str
     rating: float  # Elo scale, the field's mean at 0
-    low: float  # 95 % seed-bootstrap interval
-    high: float
+    # 95 % seed-bootstrap interval; None where open (low_open / high_open: no bound on that
+    # side, the text's "> +484") or with too few seeds (both None, too_few_seeds)
+    low: float | None
+    high: float | None
     games: int
     seeds: int  # independent seeds behind the figure
+    low_open: bool = False
+    high_open: bool = False
+    too_few_seeds: bool = False
+    replicates: int = 0  # bootstrap draws behind the interval
+    unbeaten_draws: int = 0  # draws in which the entrant never lost (or was not drawn)
+    winless_draws: int = 0  # draws in which it never won (or was not drawn)
 
 
 def pairwise_results(outcome: GameOutcome, index: dict[str, int]) -> list[tuple[int, int]]:
@@ -61,16 +87,43 @@ def pairwise_results(outcome: GameOutcome, index: dict[str, int]) -> list[tuple[
     return pairs
 
 
-def _fit(wins: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Fit to ``wins[i, j]``, how often i finished ahead of j (``pairwise_results``).
+def fit_strengths(wins: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Elo-scale ratings, centred, fitted to each of a stack of ``wins[..., i, j]`` matrices
+    (how often i finished ahead of j, from ``pairwise_results``).
 
-    The dense form of choix's I-LSR: the same chain as ``ilsr_pairwise`` over the list of
-    pairs, built from the counts at once, so a bootstrap replicate (a weighted sum of the
-    seeds' matrices) costs a matrix, not a list of every pair again.
+    choix's ``ilsr_pairwise_dense`` (the same chain, regularisation and stopping rule; the
+    tests check they agree), run on every matrix of the stack at once: one batched linear
+    solve per iteration for all the bootstrap's draws instead of a loop of fits.
     """
-    strengths = choix.ilsr_pairwise_dense(wins, alpha=REGULARISATION, max_iter=500)
-    centred: NDArray[np.float64] = (strengths - strengths.mean()) * ELO_PER_NAT
-    return centred
+    stack = wins.reshape((-1, *wins.shape[-2:]))
+    draws, n, _ = stack.shape
+    losses = np.swapaxes(stack, 1, 2)  # losses[b, i, j]: how often i finished behind j
+    params = np.zeros((draws, n))
+    ones = np.ones(n)
+    target = np.zeros(n)
+    target[-1] = float(n)
+    active = np.arange(draws)
+    for _ in range(_MAX_ITERATIONS):
+        weights = np.exp(params[active])
+        weights *= n / weights.sum(axis=1, keepdims=True)  # as choix: mean strength 1
+        rates = REGULARISATION + losses[active] / (weights[:, :, None] + weights[:, None, :])
+        rates[:, np.arange(n), np.arange(n)] = 0.0
+        generator = rates - np.einsum("bij,j->bi", rates, ones)[:, :, None] * np.eye(n)
+        # The stationary distribution: pi Q = 0 with sum(pi) = n (one balance equation
+        # replaced by the normalisation, as choix's statdist).
+        system = np.swapaxes(generator, 1, 2).copy()
+        system[:, -1, :] = 1.0
+        right = np.broadcast_to(target[:, None], (len(active), n, 1))
+        stationary = np.linalg.solve(system, right)[:, :, 0]
+        logs = np.log(np.clip(stationary, 1e-300, None))
+        logs -= logs.mean(axis=1, keepdims=True)
+        moved = np.abs(logs - params[active]).sum(axis=1)
+        params[active] = logs
+        active = active[moved > _TOLERANCE * n]
+        if len(active) == 0:
+            break
+    centred: NDArray[np.float64] = (params - params.mean(axis=1, keepdims=True)) * ELO_PER_NAT
+    return centred.reshape((*wins.shape[:-2], n))
 
 
 def fit_ratings(
@@ -93,22 +146,59 @@ def fit_ratings(
             seeds_of[name].add(game.seed)
     seeds = sorted(by_seed)
     per_seed = np.array([by_seed[seed] for seed in seeds])  # seeds × entrants × entrants
-    point = _fit(per_seed.sum(axis=0))
-    draws = np.array(
-        [_fit(np.tensordot(row, per_seed, axes=1)) for row in seed_weights(len(seeds), replicates)]
-    )
-    tail = expanded_tail(0.95, len(seeds))  # as every other interval of the report
-    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
-    ratings = [
-        Rating(
-            entrant=name,
-            rating=float(point[i]),
-            low=float(low[i]),
-            high=float(high[i]),
-            games=games_of[name],
-            seeds=len(seeds_of[name]),
-        )
-        for i, name in enumerate(names)
-    ]
+    point = fit_strengths(per_seed.sum(axis=0))
+    if len(seeds) < MIN_SEEDS_FOR_INTERVAL:
+        ratings = [
+            Rating(
+                name,
+                float(point[i]),
+                None,
+                None,
+                games_of[name],
+                len(seeds_of[name]),
+                too_few_seeds=True,
+            )
+            for i, name in enumerate(names)
+        ]
+    else:
+        ratings = _with_intervals(names, point, per_seed, replicates, games_of, seeds_of)
     ratings.sort(key=lambda r: (-r.rating, r.entrant))
+    return ratings
+
+
+def _with_intervals(
+    names: list[str],
+    point: NDArray[np.float64],
+    per_seed: NDArray[np.float64],
+    replicates: int,
+    games_of: dict[str, int],
+    seeds_of: dict[str, set[int]],
+) -> list[Rating]:
+    weights = seed_weights(len(per_seed), replicates)
+    drawn = np.tensordot(weights, per_seed, axes=1)  # replicates × entrants × entrants
+    fits = fit_strengths(drawn)
+    unbeaten = (drawn.sum(axis=1) == 0).sum(axis=0)  # column sums: times each finished behind
+    winless = (drawn.sum(axis=2) == 0).sum(axis=0)
+    tail = expanded_tail(0.95, len(per_seed))  # as every other interval of the report
+    low, high = np.quantile(fits, [tail, 1.0 - tail], axis=0)
+    ratings = []
+    for i, name in enumerate(names):
+        # Open where the draws without a fit reach into the tail the bound is read from.
+        high_open = bool(unbeaten[i] > tail * replicates)
+        low_open = bool(winless[i] > tail * replicates)
+        ratings.append(
+            Rating(
+                entrant=name,
+                rating=float(point[i]),
+                low=None if low_open else min(float(low[i]), float(point[i])),
+                high=None if high_open else max(float(high[i]), float(point[i])),
+                games=games_of[name],
+                seeds=len(seeds_of[name]),
+                low_open=low_open,
+                high_open=high_open,
+                replicates=replicates,
+                unbeaten_draws=int(unbeaten[i]),
+                winless_draws=int(winless[i]),
+            )
+        )
     return ratings

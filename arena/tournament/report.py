@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from arena.tournament.ratings import Rating, fit_ratings
+from arena.tournament.ratings import RATING_REPLICATES, Rating, fit_ratings
 from arena.tournament.resample import REPLICATES
 from arena.tournament.results import ResultsStore, RunInfo
 from arena.tournament.stats import (
@@ -26,9 +26,16 @@ MIN_ENTRANTS_FOR_RATINGS: Final = 3
 
 INTERVALS: Final = {
     "confidence": 0.95,
-    "method": "percentile bootstrap over game seeds (duplicate groups, R3.1a)",
+    "method": (
+        "expanded percentile bootstrap over game seeds (duplicate groups, R3.1a); near 0 or 1 "
+        "or without spread, its envelope with Wilson's on the games over their measured design "
+        "effect; null below min_seeds seeds (too_few_seeds)"
+    ),
     "replicates": REPLICATES,
     "min_seeds": MIN_SEEDS_FOR_INTERVAL,
+    # Ratings: an open side (low_open / high_open, its bound null) where more of the draws
+    # than the interval's tail leave the entrant unbeaten (winless): no fit exists there.
+    "rating_replicates": RATING_REPLICATES,
 }
 
 

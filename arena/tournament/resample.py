@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from statistics import NormalDist
 from typing import Final, TypeVar
 
@@ -29,10 +30,13 @@ __all__ = [
     "REPLICATES",
     "SeedRatio",
     "bootstrap_interval",
+    "design_effect",
+    "effective_interval",
     "expanded_tail",
     "percentile_interval",
     "ratio_interval",
     "seed_weights",
+    "wilson_interval",
 ]
 
 REPLICATES: Final = 2000
@@ -42,9 +46,20 @@ Key = TypeVar("Key")
 
 
 def seed_weights(seeds: int, replicates: int = REPLICATES) -> NDArray[np.float64]:
-    """How often each of ``seeds`` seeds is drawn in each replicate (replicates × seeds)."""
+    """How often each of ``seeds`` seeds is drawn in each replicate (replicates × seeds).
+
+    The same draws every time for the same sizes (a fixed generator), hence kept: a report
+    resamples many figures over the same number of seeds. Read-only.
+    """
+    return _seed_weights(seeds, replicates)
+
+
+@lru_cache(maxsize=64)
+def _seed_weights(seeds: int, replicates: int) -> NDArray[np.float64]:
     rng = np.random.default_rng(_GENERATOR_SEED)
-    return rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=replicates).astype(float)
+    weights = rng.multinomial(seeds, np.full(seeds, 1.0 / seeds), size=replicates).astype(float)
+    weights.setflags(write=False)
+    return weights
 
 
 def expanded_tail(confidence: float, seeds: int) -> float:
@@ -118,6 +133,73 @@ def ratio_interval(
     bottom = weights @ np.asarray(denominators, dtype=float)
     ratios = np.divide(top, bottom, out=np.full_like(top, np.nan), where=bottom > 0)
     return percentile_interval(ratios[~np.isnan(ratios)], confidence, len(denominators))
+
+
+def wilson_interval(rate: float, units: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval for a rate observed over ``units`` independent units.
+
+    ``units`` need not be whole (an effective sample size); ``units == 0`` says nothing.
+    """
+    if units <= 0.0:
+        return (0.0, 1.0)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z2 = z * z
+    denom = 1.0 + z2 / units
+    centre = (rate + z2 / (2.0 * units)) / denom
+    half = z * math.sqrt(rate * (1.0 - rate) / units + z2 / (4.0 * units * units)) / denom
+    low = max(0.0, centre - half)
+    high = min(1.0, centre + half)
+    # Mathematically the bounds touch 0 / 1 exactly at these rates; pin them so that
+    # rounding can never produce an interval that excludes the point estimate.
+    if rate <= 0.0:
+        low = 0.0
+    if rate >= 1.0:
+        high = 1.0
+    return (low, high)
+
+
+def design_effect(numerators: Sequence[float], denominators: Sequence[float]) -> float:
+    """How much wider the rate sum(numerators) / sum(denominators) varies over seeds than
+    it would if each unit of the denominators (a game, a pair of teams) were independent.
+
+    The ratio's cluster-robust variance (linearised: the residuals y - r d of the seeds,
+    with n / (n - 1)) over the binomial r (1 - r) / sum(d); floored at 1, since duplicate
+    play may make seeds agree more than coin flips would, and a few seeds cannot show it.
+    1 where either variance is nil or below two seeds.
+    """
+    total = float(sum(denominators))
+    seeds = len(denominators)
+    if seeds < 2 or total <= 0.0:
+        return 1.0
+    rate = float(sum(numerators)) / total
+    binomial = rate * (1.0 - rate) / total
+    if binomial <= 0.0:
+        return 1.0
+    squares = sum((y - rate * d) ** 2 for y, d in zip(numerators, denominators, strict=True))
+    between = seeds / (seeds - 1) * squares / (total * total)
+    return max(1.0, between / binomial)
+
+
+def effective_interval(
+    numerators: Sequence[float], denominators: Sequence[float], confidence: float = 0.95
+) -> tuple[float, float]:
+    """Wilson's interval of the rate on an effective sample size: the units of the
+    denominators over the measured ``design_effect``. It has width wherever units do.
+
+    The design effect is itself measured on the seeds, so the quantile is Student's t with
+    seeds - 1 degrees of freedom rather than the normal one (Wilson's z replaced by t):
+    with a normal quantile it covered 0.83-0.86 at rates near 0.08 over 5-10 seeds in a
+    simulation where seeds differ much (``README``, Statistics); with t, 0.91-1.00.
+    """
+    total = float(sum(denominators))
+    seeds = len(denominators)
+    if total <= 0.0 or seeds < 1:
+        return (0.0, 1.0)
+    rate = float(sum(numerators)) / total
+    if seeds >= 2:
+        t = float(student_t.ppf(0.5 + confidence / 2.0, seeds - 1))
+        confidence = 2.0 * NormalDist().cdf(t) - 1.0
+    return wilson_interval(rate, total / design_effect(numerators, denominators), confidence)
 
 
 def bootstrap_interval(

@@ -142,7 +142,13 @@ def test_the_test_decides_better_when_new_wins_every_group() -> None:
     assert outcome.verdict == "better"
     assert outcome.finished
     assert outcome.state.llr >= outcome.state.upper
-    assert outcome.interval == (1.0, 1.0)
+    # Every pair of all 40 groups went NEW's way: no spread, yet never a point. Wilson's on
+    # the 480 pairs (a design effect of 1 where the seeds cannot show one), t on 39 degrees.
+    assert outcome.interval is not None
+    low, high = outcome.interval
+    assert high == 1.0
+    assert 0.98 < low < 0.995
+    assert outcome.to_json()["interval"] == [low, high]
     assert outcome.groups == 40
     assert outcome.games == 240
 
@@ -161,6 +167,7 @@ def test_at_the_cap_an_open_test_is_undecided() -> None:
     capped = compare_outcome("r", _tally(scores), Sprt(), max_games=60)
     assert capped.verdict == "undecided"
     assert capped.finished
+    assert capped.interval is not None
     low, high = capped.interval
     assert low < 0.5 < high  # half the seeds each way: the bootstrap spans 1/2
 
@@ -169,8 +176,18 @@ def test_no_group_yet_is_no_information() -> None:
     outcome = compare_outcome("r", GroupTally(NEW, BASE), Sprt(), max_games=60)
     assert outcome.verdict == "undecided"
     assert not outcome.finished
-    assert outcome.interval == (0.0, 1.0)
+    assert outcome.interval is None and outcome.too_few_seeds
     assert outcome.to_json()["groups"] == 0
+    assert (outcome.to_json()["interval"], outcome.to_json()["too_few_seeds"]) == (None, True)
+
+
+def test_below_the_minimum_seeds_the_score_has_no_interval_and_says_so() -> None:
+    few = compare_outcome("r", _tally([1.0, 0.0, 0.0]), Sprt(), max_games=3000)
+    assert few.interval is None and few.too_few_seeds
+    enough = compare_outcome("r", _tally([1.0, 0.0, 0.0, 1.0]), Sprt(), max_games=3000)
+    assert enough.interval is not None and not enough.too_few_seeds
+    live = compare_outcome("r", _tally([1.0] * 8), Sprt(), max_games=3000, with_interval=False)
+    assert live.interval is None and not live.too_few_seeds  # not computed, not too few
 
 
 def _config(tmp_path: Path, **changes: object) -> CompareConfig:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
@@ -17,6 +18,7 @@ from arena.present.display import render_report
 from arena.referee.result import GameResult, SeatStats
 from arena.tournament.report import RunReport, build_report
 from arena.tournament.results import ResultsStore
+from arena.tournament.stats import MIN_SEEDS_FOR_INTERVAL
 
 RUN = "run-1"
 KEY = bytes(range(32))
@@ -54,8 +56,10 @@ def _game(index: int, winner: int | None, scores: tuple[int, int, int]) -> GameR
     )
 
 
-def _fill(store: ResultsStore, names: tuple[str, ...], seed: int = 1) -> None:
-    """Every seating of ``names`` (three or two entrants) on game seeds 0..SEEDS-1."""
+def _fill(
+    store: ResultsStore, names: tuple[str, ...], seed: int = 1, game_seeds: int = SEEDS
+) -> None:
+    """Every seating of ``names`` (three or two entrants) on game seeds 0..game_seeds-1."""
     rng = random.Random(seed)
     store.start_run(RUN, None, {}, KEY)
     ids = [store.upsert_entrant(name, "0123456789ab", ["./bot"]) for name in names]
@@ -63,7 +67,7 @@ def _fill(store: ResultsStore, names: tuple[str, ...], seed: int = 1) -> None:
     for number, seating in enumerate(sorted(set(itertools.permutations(seats)))):
         key = f"seating={number}"
         store.ensure_match(RUN, key, seating)
-        for index in range(SEEDS):
+        for index in range(game_seeds):
             scores = (rng.randint(0, 40), rng.randint(0, 40), rng.randint(0, 40))
             winner = max(range(3), key=lambda team: scores[team]) if rng.random() < 0.9 else None
             store.record_game(RUN, key, _game(index, winner, scores))
@@ -109,16 +113,33 @@ def test_three_entrants_are_rated_two_are_not(three: RunReport, two: RunReport) 
 def test_json_carries_seeds_intervals_and_ratings(three: RunReport, two: RunReport) -> None:
     data = json.loads(json.dumps(three.to_json(), allow_nan=False))
     assert data["seeds"] == SEEDS
-    assert data["intervals"]["method"].startswith("percentile bootstrap over game seeds")
+    assert data["intervals"]["method"].startswith("expanded percentile bootstrap over game seeds")
+    assert data["intervals"]["min_seeds"] == MIN_SEEDS_FOR_INTERVAL <= SEEDS
     assert {r["entrant"] for r in data["ratings"]} == {s["entrant"] for s in data["standings"]}
     for r in data["ratings"]:
-        assert set(r) == {"entrant", "rating", "low", "high", "games", "seeds"}
+        assert set(r) == {
+            "entrant",
+            "rating",
+            "low",
+            "high",
+            "games",
+            "seeds",
+            "low_open",
+            "high_open",
+            "too_few_seeds",
+            "replicates",
+            "unbeaten_draws",
+            "winless_draws",
+        }
+        assert r["replicates"] == data["intervals"]["rating_replicates"] >= 2000
     for s in data["standings"]:
         assert s["seeds"] == SEEDS
         assert {"ci_low", "ci_high", "points_per_deal_low", "points_per_deal_high"} <= set(s)
+        assert s["too_few_seeds"] is False and s["ci_low"] < s["ci_high"]
         assert {"wins", "draws", "bids_made", "faults", "mean_decision_ms"} <= set(s)
     for h in data["head_to_head"]:
         assert h["seeds"] == SEEDS
+        assert h["too_few_seeds"] is False and h["ci_low"] < h["ci_high"]
     assert json.loads(json.dumps(two.to_json()))["ratings"] == []
 
 
@@ -128,6 +149,44 @@ def _render(report: RunReport, width: int, wide: bool = False) -> str:
     console = Console(file=buffer, width=width, soft_wrap=True, color_system=None)
     render_report(console, report, wide)
     return buffer.getvalue()
+
+
+def test_below_the_minimum_seeds_a_figure_says_too_few_seeds(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    with ResultsStore.open(tmp_path_factory.mktemp("report") / "few.db") as store:
+        _fill(store, ("alpha", "beta", "gamma"), game_seeds=MIN_SEEDS_FOR_INTERVAL - 1)
+        few = build_report(store)
+    data = json.loads(json.dumps(few.to_json(), allow_nan=False))
+    for figure in data["standings"] + data["head_to_head"]:
+        assert figure["too_few_seeds"] is True
+        assert figure["ci_low"] is None and figure["ci_high"] is None
+    text = _render(few, 120)
+    standings = text[text.index("Standings by win rate") : text.index("Head to head")]
+    head_to_head = text[text.index("Head to head") :]
+    assert standings.count("too few seeds") == 3, text
+    assert head_to_head.count("too few seeds") == 3, text
+
+
+def test_an_interval_that_whole_percents_would_print_as_a_point_gets_more_digits(
+    three: RunReport,
+) -> None:
+    narrow = dataclasses.replace(three.standings[0], win_rate=0.9998, ci_low=0.9996, ci_high=1.0)
+    text = _render(dataclasses.replace(three, standings=[narrow]), 120)
+    assert "99.96–100.00" in text and "100–100" not in text, text
+
+
+def test_an_open_rating_bound_prints_as_greater_or_less_than(three: RunReport) -> None:
+    top, middle, bottom = three.ratings
+    ratings = [
+        dataclasses.replace(top, rating=588.0, low=484.2, high=None, high_open=True),
+        dataclasses.replace(middle, low=None, high=-300.4, low_open=True),
+        dataclasses.replace(bottom, low=None, high=None, too_few_seeds=True),
+    ]
+    text = _render(dataclasses.replace(three, ratings=ratings), 80)
+    cells = {cell.strip() for line in text.splitlines() for cell in line.split("│")}
+    assert {"> +484", "< -300", "too few seeds"} <= cells, text
+    assert "never lost (never won)" in text
 
 
 def _header_cells(text: str) -> set[str]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 
 import pytest
 
-from arena.tournament.sequential import Sprt, group_score, gsprt_llr
+from arena.tournament.sequential import Sprt, group_score, gsprt_llr, needs_prior
 
 
 def test_group_score_counts_pairs_ahead_and_ties_as_half() -> None:
@@ -75,3 +76,69 @@ def test_equal_strength_rarely_reads_better_and_the_margin_usually_does() -> Non
     assert equal.count("better") / len(equal) <= 0.05 + 0.03  # binomial noise of 150 runs
     better = _verdicts(0.55, 150, seed=2)
     assert better.count("not better") / len(better) <= 0.05 + 0.03
+
+
+# -- without the floor: lumpy and noisy score distributions ------------------------------------
+
+GRID = [k / 24 for k in range(25)]  # a group's score: 12 pairs, ties half
+
+
+def _lumpy(share: float) -> list[float]:
+    """``share`` of the groups at exactly 1/2 (the cards decide), the rest spread evenly."""
+    weights = [(1 - share) / 24] * 25
+    weights[12] = share
+    return weights
+
+
+def _tilted(weights: list[float], mean: float) -> list[float]:
+    """The weights times exp(theta x), normalised, with the given mean (bisection)."""
+    low, high = -200.0, 200.0
+    for _ in range(100):
+        theta = (low + high) / 2
+        tilted = [w * math.exp(theta * (x - 0.5)) for w, x in zip(weights, GRID, strict=True)]
+        total = sum(tilted)
+        if sum(w * x for w, x in zip(tilted, GRID, strict=True)) / total < mean:
+            low = theta
+        else:
+            high = theta
+    return [w / total for w in tilted]
+
+
+def _looked_every_four(weights: list[float], runs: int, seed: int) -> list[tuple[str, int]]:
+    """Tests on groups drawn from ``weights``, looked at every 4 groups as arena compare."""
+    rng = random.Random(seed)
+    test = Sprt()
+    results = []
+    for _ in range(runs):
+        values: list[float] = []
+        verdict = "undecided"
+        while verdict == "undecided" and len(values) < 2000:
+            values += rng.choices(GRID, weights, k=4)
+            verdict = test.state(values).verdict
+        results.append((verdict, len(values)))
+    return results
+
+
+@pytest.mark.parametrize("share", [0.9, 0.98])
+def test_lumpy_scores_keep_the_error_rates_and_stop_before_the_old_floor(share: float) -> None:
+    """Most groups at exactly 1/2: the pseudo-observations once made every group a coin
+    flip, so no test ended before 31 groups. Without them, once groups lie on both sides:
+    false positives at most alpha and power at least 1 - beta (120 runs each: binomial
+    noise of 0.02 allowed), and tests that end before 31 groups."""
+    null = _looked_every_four(_lumpy(share), 120, seed=3)
+    margin = _looked_every_four(_tilted(_lumpy(share), 0.55), 120, seed=4)
+    assert sum(v == "better" for v, _ in null) / 120 <= 0.05 + 0.02
+    assert sum(v == "better" for v, _ in margin) / 120 >= 0.95 - 0.02
+    assert min(groups for _, groups in null + margin) < 31
+
+
+def test_the_pseudo_observations_go_once_both_sides_are_seen_on_16_groups() -> None:
+    both_sides = [0.5] * 13 + [0.25, 0.75, 0.5]
+    assert needs_prior(both_sides[:15], 0.5, 0.55)  # 15 groups: too few
+    assert not needs_prior(both_sides, 0.5, 0.55)
+    assert needs_prior([0.5] * 15 + [0.75], 0.5, 0.55)  # nothing below 1/2
+    assert needs_prior([1.0] * 40, 0.5, 0.55)  # one-sided: the coin bound stays
+    assert gsprt_llr(both_sides, 0.5, 0.55) == gsprt_llr(both_sides, 0.5, 0.55, prior=False)
+    assert gsprt_llr(both_sides, 0.5, 0.55) != gsprt_llr(both_sides, 0.5, 0.55, prior=True)
+    # With the prior every group of 1 adds log(1 + 2 margin) at most; without, far more.
+    assert gsprt_llr([1.0] * 20, 0.5, 0.55) == pytest.approx(20 * math.log(1.1), rel=1e-3)

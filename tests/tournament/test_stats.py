@@ -10,14 +10,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.tournament.resample import ratio_interval
+from arena.tournament.resample import (
+    SeedRatio,
+    ratio_interval,
+    wilson_interval,
+)
 from arena.tournament.stats import (
+    MIN_SEEDS_FOR_INTERVAL,
     EntrantGameRow,
     GameOutcome,
     HeadToHead,
     SeededOutcome,
     Standing,
     head_to_head,
+    seed_rate_interval,
     standings,
     win_rate_interval,
 )
@@ -186,14 +192,23 @@ def test_standings_hand_computed() -> None:
     assert a.bid_success_rate == pytest.approx(6 / 7)
     assert a.mean_decision_ms == pytest.approx(5500 / 410)
     # No seeds given: every row is a bootstrap group of its own.
-    assert a.seeds == 4
-    assert (a.ci_low, a.ci_high) == pytest.approx(ratio_interval([1, 0.5, 0, 1], [1] * 4))
+    assert a.seeds == 4 == MIN_SEEDS_FOR_INTERVAL
+    # The bootstrap's interval reaches below 0.1: Wilson's on four games (the design effect
+    # of four coin flips is 1) with Student's t on 3 degrees of freedom joins it.
+    boot = ratio_interval([1, 0.5, 0, 1], [1] * 4)
+    assert boot[0] < 0.1
+    wilson_t = wilson_interval(0.625, 4.0, 0.99854)  # 2 Phi(t(3, 0.975)) - 1
+    assert (a.ci_low, a.ci_high) == pytest.approx(
+        (min(boot[0], wilson_t[0]), max(boot[1], wilson_t[1])), abs=1e-4
+    )
+    assert not a.too_few_seeds
     assert (a.points_per_deal_low, a.points_per_deal_high) == pytest.approx(
         ratio_interval([30, 25, 5, 33], [10, 12, 8, 11])
     )
 
     assert (b.games, b.wins, b.draws, b.losses, b.score) == (3, 1, 1, 1, 1.5)
     assert b.win_rate == 0.5
+    assert (b.ci_low, b.ci_high, b.too_few_seeds) == (None, None, True)  # three seeds
     assert b.points_per_deal == pytest.approx(85 / 30)
     assert b.bid_success_rate == pytest.approx(0.6)
     assert b.mean_decision_ms == pytest.approx(10.0)
@@ -214,8 +229,8 @@ def test_standings_hand_computed() -> None:
         losses=1,
         score=0.0,
         win_rate=0.0,
-        ci_low=0.0,
-        ci_high=1.0,
+        ci_low=None,
+        ci_high=None,
         points_per_deal=15 / 8,
         points_per_deal_low=None,
         points_per_deal_high=None,
@@ -224,6 +239,7 @@ def test_standings_hand_computed() -> None:
         bid_success_rate=None,
         faults=0,
         mean_decision_ms=None,
+        too_few_seeds=True,
     )
 
 
@@ -266,10 +282,12 @@ def test_standings_when_all_games_of_a_seed_agree_the_interval_is_wider_than_wil
     ]
     (a,) = standings(rows)
     assert (a.games, a.seeds, a.win_rate) == (60, 10, 0.5)
+    assert a.ci_low is not None and a.ci_high is not None
     wilson = win_rate_interval(30, 60)
     assert _width((a.ci_low, a.ci_high)) > 2 * _width(wilson)
-    # the same as the interval of ten one-game seeds
-    assert (a.ci_low, a.ci_high) == pytest.approx(ratio_interval([6.0] * 5 + [0.0] * 5, [6] * 10))
+    # at least the interval of ten one-game seeds
+    low, high = ratio_interval([6.0] * 5 + [0.0] * 5, [6] * 10)
+    assert a.ci_low <= low + 1e-12 and high - 1e-12 <= a.ci_high
     assert a.points_per_deal == pytest.approx(sum(10 + s for s in range(10)) * 6 / 300)
     assert a.points_per_deal_low is not None and a.points_per_deal_high is not None
     assert a.points_per_deal_low < a.points_per_deal < a.points_per_deal_high
@@ -281,6 +299,7 @@ def test_standings_when_seeds_are_independent_coin_flips_the_interval_is_close_t
     (a,) = standings(rows)
     wilson = win_rate_interval(a.score, a.games)
     assert a.seeds == 600
+    assert a.ci_low is not None and a.ci_high is not None
     assert _width((a.ci_low, a.ci_high)) == pytest.approx(_width(wilson), rel=0.1)
     assert a.ci_low == pytest.approx(wilson[0], abs=0.01)
     assert a.ci_high == pytest.approx(wilson[1], abs=0.01)
@@ -290,14 +309,19 @@ def test_standings_rows_of_one_game_share_its_seed() -> None:
     """Two entrants: one holds two teams of each game, and both rows are of the game's seed."""
     rows = [
         _row(name, outcome, 0, 1, seed=seed)
-        for seed in range(3)
+        for seed in range(4)
         for name, outcome in [("A", "win"), ("A", "loss"), ("B", "loss")]
     ]
     table = {s.entrant: s for s in standings(rows)}
-    assert (table["A"].games, table["A"].seeds) == (6, 3)
-    assert (table["B"].games, table["B"].seeds) == (3, 3)
-    # every seed gives A one win in two games: no variation from seed to seed
-    assert (table["A"].ci_low, table["A"].ci_high) == pytest.approx((0.5, 0.5))
+    assert (table["A"].games, table["A"].seeds) == (8, 4)
+    assert (table["B"].games, table["B"].seeds) == (4, 4)
+    # Every seed gives A one win in two games: the bootstrap has no spread. The interval is
+    # Wilson's on the eight games (design effect floored at 1), with t on 3 degrees.
+    a = table["A"]
+    assert (a.ci_low, a.ci_high) == pytest.approx(wilson_interval(0.5, 8.0, 0.99854), abs=1e-4)
+    # B lost every game: the interval reaches 0, and above it
+    assert table["B"].ci_low == 0.0
+    assert table["B"].ci_high == pytest.approx(wilson_interval(0.0, 4.0, 0.99854)[1], abs=1e-4)
 
 
 def test_row_rejects_unknown_outcome() -> None:
@@ -340,11 +364,21 @@ def test_head_to_head_hand_computed() -> None:
         assert h.rate == pytest.approx(rate)
         assert h.seeds == games  # no seeds given: each game is a group of its own
         mirror = table[(pair[1], pair[0])]
+        if h.seeds < MIN_SEEDS_FOR_INTERVAL:
+            assert (h.ci_low, h.ci_high, h.too_few_seeds) == (None, None, True)
+            continue
+        assert mirror.ci_low is not None and mirror.ci_high is not None
         assert (h.ci_low, h.ci_high) == pytest.approx((1 - mirror.ci_high, 1 - mirror.ci_low))
     assert table[("A", "B")].b_ahead == 2
     a_b = table[("A", "B")]
     # Game by game, A's share of the pairs: ahead, tie, behind, then one of two pairs.
-    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(ratio_interval([1, 0.5, 0, 1], [1, 1, 1, 2]))
+    ratio = SeedRatio()
+    for game, (ahead, pairs) in enumerate([(1, 1), (0.5, 1), (0, 1), (1, 2)]):
+        ratio.add(game, ahead, pairs)
+    assert (a_b.ci_low, a_b.ci_high) == seed_rate_interval(ratio)
+    boot = ratio_interval([1, 0.5, 0, 1], [1, 1, 1, 2])
+    assert a_b.ci_low is not None and a_b.ci_high is not None
+    assert a_b.ci_low <= boot[0] and boot[1] <= a_b.ci_high
 
 
 def test_head_to_head_over_seeds() -> None:
@@ -357,13 +391,18 @@ def test_head_to_head_over_seeds() -> None:
     table = {(h.a, h.b): h for h in head_to_head(games)}
     a_b = table[("A", "B")]
     assert (a_b.games, a_b.seeds, a_b.a_ahead, a_b.rate) == (48, 8, 24, 0.5)
+    assert a_b.ci_low is not None and a_b.ci_high is not None
     assert _width((a_b.ci_low, a_b.ci_high)) > 2 * _width(win_rate_interval(24, 48))
-    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(
-        ratio_interval([1.0] * 4 + [0.0] * 4, [1] * 8)
-    )
-    # A and B are ahead of C in every game: one value on every seed
-    assert (table[("A", "C")].ci_low, table[("A", "C")].ci_high) == (1.0, 1.0)
-    assert (table[("C", "A")].ci_low, table[("C", "A")].ci_high) == (0.0, 0.0)
+    low, high = ratio_interval([1.0] * 4 + [0.0] * 4, [1] * 8)
+    assert a_b.ci_low <= low + 1e-12 and high - 1e-12 <= a_b.ci_high
+    # A and B are ahead of C in every game: one value on every seed, no spread. Never a
+    # point: Wilson's on the 48 pairs with t on 7 degrees of freedom.
+    a_c, c_a = table[("A", "C")], table[("C", "A")]
+    assert a_c.ci_high == 1.0 and c_a.ci_low == 0.0
+    expected_low = wilson_interval(1.0, 48.0, 0.98195)[0]  # 2 Phi(t(7, 0.975)) - 1
+    assert a_c.ci_low == pytest.approx(expected_low, abs=1e-4)
+    assert c_a.ci_high == pytest.approx(1 - expected_low, abs=1e-4)
+    assert 0.85 < expected_low < 0.95
 
 
 def test_game_outcome_rejects_bad_winner() -> None:
@@ -390,7 +429,12 @@ def test_head_to_head_is_consistent(games: list[GameOutcome]) -> None:
         assert h.ties == mirror.ties
         assert h.a_ahead == mirror.b_ahead
         assert h.rate + mirror.rate == pytest.approx(1.0)
+        if h.too_few_seeds:
+            assert h.ci_low is None and h.ci_high is None and h.seeds < MIN_SEEDS_FOR_INTERVAL
+            continue
+        assert h.ci_low is not None and h.ci_high is not None
         assert 0.0 <= h.ci_low <= h.rate <= h.ci_high <= 1.0
+        assert h.ci_low < h.ci_high  # never a point
         shared = sum(1 for g in games if a in g.entrants_by_team and b in g.entrants_by_team)
         assert h.games == shared
     assert not math.isnan(sum(h.rate for h in table.values()))
