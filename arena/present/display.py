@@ -97,7 +97,7 @@ def _percent(rate: float) -> str:
     return f"{100 * rate:.1f}"
 
 
-def _percent_interval(low: float | None, high: float | None) -> str:
+def percent_interval(low: float | None, high: float | None) -> str:
     # In whole percents: the seed bootstrap is not precise beyond that, and it keeps the
     # column narrow. Rates are never negative, so a dash reads as "to". An interval is
     # never a point: where whole percents would print one ("100–100"), more digits.
@@ -188,7 +188,7 @@ def _render_ratings(console: Console, report: RunReport, wide: bool) -> None:
             str(rank),
             literal(r.entrant, LABEL_LIMIT),
             f"{r.rating:+.0f}",
-            _rating_interval(r),
+            rating_interval(r),
             str(r.games),
             str(r.seeds),
         )
@@ -202,7 +202,7 @@ def _render_ratings(console: Console, report: RunReport, wide: bool) -> None:
         )
 
 
-def _rating_interval(r: Rating) -> str:
+def rating_interval(r: Rating) -> str:
     # Ratings may be negative: "to" rather than a dash that would read as a minus. An open
     # side has no bound ("> +484"); never a point: more digits where whole ones collide.
     if r.too_few_seeds:
@@ -243,7 +243,7 @@ def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
             cells += [str(s.wins), str(s.draws), str(s.losses)]
         cells += [
             _percent(s.win_rate),
-            _percent_interval(s.ci_low, s.ci_high),
+            percent_interval(s.ci_low, s.ci_high),
             _versus_par(s.ci_low, s.ci_high),
             f"{s.points_per_deal:.2f}",
         ]
@@ -275,7 +275,7 @@ def _render_head_to_head(console: Console, report: RunReport, wide: bool) -> Non
         cells += [str(h.games), str(h.pairs), str(h.seeds)]
         if wide:
             cells += [str(h.a_ahead), str(h.ties), str(h.b_ahead)]
-        cells += [_percent(h.rate), _percent_interval(h.ci_low, h.ci_high)]
+        cells += [_percent(h.rate), percent_interval(h.ci_low, h.ci_high)]
         table.add_row(*cells)
     _print_table(console, table, wide)
 

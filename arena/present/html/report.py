@@ -31,6 +31,7 @@ from urllib.parse import quote
 
 import numpy as np
 
+from arena.present.display import percent_interval, rating_interval
 from arena.present.html.page import content_security_policy, script_json
 from arena.tournament.report import INTERVALS, PAR, RunReport, build_report
 from arena.tournament.results import ResultsStore, StoredGame
@@ -317,9 +318,9 @@ def _percent(rate: float) -> str:
     return f"{100 * rate:.1f}"
 
 
-def _percent_interval(low: float, high: float) -> str:
-    # Whole percents, as the text report: the seed bootstrap is not precise beyond that.
-    return f"{100 * low:.0f}–{100 * high:.0f}"
+def _percent_interval(low: float | None, high: float | None) -> str:
+    # As the text report (whole percents, never a point; too few seeds for none).
+    return percent_interval(low, high)
 
 
 def _entrant_order(report: RunReport) -> list[str]:
@@ -364,19 +365,23 @@ def _linear(low: float, high: float) -> Callable[[float], float]:
 def _ratings_section(report: RunReport) -> str:
     if not report.ratings:
         return ""
-    lowest = min(r.low for r in report.ratings)
-    highest = max(r.high for r in report.ratings)
+    # Open or unknown bounds (None) reach the edge of the axis, which spans every figure.
+    known = [v for r in report.ratings for v in (r.low, r.rating, r.high) if v is not None]
+    lowest, highest = min(known), max(known)
     margin = 0.05 * ((highest - lowest) or 100.0)
     scale = _linear(lowest - margin, highest + margin)
     rows = []
     for rank, r in enumerate(report.ratings, start=1):
-        interval = f"{r.low:+.0f} to {r.high:+.0f}"
+        interval = rating_interval(r)
+        low = lowest - margin if r.low is None else r.low
+        high = highest + margin if r.high is None else r.high
+        bar = "" if r.too_few_seeds else _interval_bar(r.rating, low, high, scale, 0.0, interval)
         rows.append(
             f'<tr data-entrant="{_e(r.entrant)}" data-rating="{r.rating!r}" '
             f'data-low="{r.low!r}" data-high="{r.high!r}">'
             f'<td class="num">{rank}</td><td class="name">{_e(r.entrant)}</td>'
-            f'<td class="num rating">{r.rating:+.0f}</td><td class="num ci">{interval}</td>'
-            f'<td class="barcell">{_interval_bar(r.rating, r.low, r.high, scale, 0.0, interval)}'
+            f'<td class="num rating">{r.rating:+.0f}</td><td class="num ci">{_e(interval)}</td>'
+            f'<td class="barcell">{bar}'
             f'</td><td class="num">{r.games}</td><td class="num">{r.seeds}</td></tr>'
         )
     return (
@@ -389,7 +394,18 @@ def _ratings_section(report: RunReport) -> str:
     )
 
 
-def _versus_par(low: float, high: float) -> tuple[str, str]:
+def _rate_bar(
+    rate: float, low: float | None, high: float | None, scale: Callable[[float], float], text: str
+) -> str:
+    """A rate's interval bar against par; none where there are too few seeds for one."""
+    if low is None or high is None:
+        return ""
+    return _interval_bar(rate, low, high, scale, PAR, text + " %")
+
+
+def _versus_par(low: float | None, high: float | None) -> tuple[str, str]:
+    if low is None or high is None:
+        return "unclear", "unclear"
     if low > PAR:
         return "above", "above"
     if high < PAR:
@@ -413,7 +429,7 @@ def _standings_section(report: RunReport) -> str:
             f'<td class="num">{s.wins}/{s.draws}/{s.losses}</td>'
             f'<td class="num rate">{_percent(s.win_rate)}</td><td class="num ci">{interval}</td>'
             f'<td class="barcell">'
-            f"{_interval_bar(s.win_rate, s.ci_low, s.ci_high, scale, PAR, interval + ' %')}</td>"
+            f"{_rate_bar(s.win_rate, s.ci_low, s.ci_high, scale, interval)}</td>"
             f'<td class="par {css}">{word}</td>'
             f'<td class="num">{s.points_per_deal:.2f}</td><td class="num">{bids}</td>'
             f'<td class="num">{s.faults}</td><td class="num">{decision}</td></tr>'
@@ -457,7 +473,8 @@ def _head_to_head_section(report: RunReport) -> str:
                 continue
             background, colour = _heat_colour(h.rate)
             title = (
-                f"{a} ahead of {b} in {_percent(h.rate)} % of {h.games} shared games "
+                f"{a}'s team ahead of {b}'s in {_percent(h.rate)} % of {h.pairs} team pairs "
+                f"of {h.games} shared games "
                 f"(ties half; 95% CI {_percent_interval(h.ci_low, h.ci_high)}, "
                 f"{h.seeds} seeds; {h.a_ahead} ahead, {h.ties} ties, {h.b_ahead} behind)"
             )
