@@ -123,8 +123,9 @@ def compare(
         Path | None,
         typer.Option(
             "--html",
-            help="Also write the comparison's report as one self-contained HTML page to "
-            "this file, with replays beside it (as arena report --html).",
+            help="Also write the comparison as one self-contained HTML page to this file: "
+            "the verdict, the score and its interval, the log-likelihood ratio after each "
+            "seed group, and the games with replays beside it (as arena report --html).",
         ),
     ] = None,
 ) -> None:
@@ -235,5 +236,5 @@ def compare(
         where = "" if db == DEFAULT_DB else f" --db {db}"
         render_compare(console, outcome, f"arena report {outcome.run_id}{where}")
     if html is not None:
-        write_html_report(db, outcome.run_id, html, as_json)
+        write_html_report(db, outcome.run_id, html, as_json, comparison=outcome)
     raise typer.Exit(EXIT_CODES[outcome.verdict])

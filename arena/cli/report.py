@@ -4,7 +4,7 @@ and, with ``--html``, as a page to open in a browser or send round."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +19,9 @@ from .common import (
     open_store,
     show_report,
 )
+
+if TYPE_CHECKING:
+    from arena.tournament.compare import CompareOutcome
 
 
 def report(
@@ -47,11 +50,19 @@ def default_html_path(db: Path) -> Path:
     return db.with_name(f"{db.stem}-report.html")
 
 
-def write_html_report(db: Path, run_id: str | None, path: Path, as_json: bool) -> None:
+def write_html_report(
+    db: Path,
+    run_id: str | None,
+    path: Path,
+    as_json: bool,
+    comparison: CompareOutcome | None = None,
+) -> None:
     """Write the run's HTML report and its replays; one line names the page (on stderr
-    with ``--json``, so that the output stays JSON)."""
+    with ``--json``, so that the output stays JSON). With ``comparison`` (the outcome
+    ``arena compare`` printed), the page is the comparison's."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from arena.present.html.compare import write_compare_page
     from arena.present.html.report import write_report
     from arena.tournament.report import UnknownRunError
 
@@ -66,12 +77,15 @@ def write_html_report(db: Path, run_id: str | None, path: Path, as_json: bool) -
     )
     task = bar.add_task("replays", total=None)
     with open_store(db, create=False) as store, bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
         try:
-            written = write_report(
-                store,
-                run_id,
-                path,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            written = (
+                write_report(store, run_id, path, progress=progress)
+                if comparison is None
+                else write_compare_page(store, comparison, path, progress=progress)
             )
         except UnknownRunError as error:
             fail(str(error))
@@ -83,7 +97,8 @@ def write_html_report(db: Path, run_id: str | None, path: Path, as_json: bool) -
         else f"{written.replays} of {written.games} games"
     )
     (err_console if as_json else console).print(
-        f"report page: {written.path} (replays of {replays} in {written.replay_dir})",
+        f"{'report' if comparison is None else 'comparison'} page: {written.path} "
+        f"(replays of {replays} in {written.replay_dir})",
         highlight=False,
         markup=False,
         soft_wrap=True,

@@ -26,6 +26,7 @@ __all__ = [
     "game_bundle",
     "run_game_ids",
     "run_log_root",
+    "seat_log_tails",
     "seat_logs",
 ]
 
@@ -128,10 +129,7 @@ def game_bundle(store: ResultsStore, game_id: int, log_root: Path | None = None)
         record=store.game_record(game_id),
         labels=_seat_labels(place),
         seed_index=place.game_index,
-        log_tails=tuple(
-            _log_tail(root / place.run_id / place.match_key / f"seat{seat}.log")
-            for seat in range(SEATS)
-        ),
+        log_tails=seat_log_tails(root / place.run_id / place.match_key),
         siblings=siblings,
         faults=tuple(store.game_faults(game_id)),
     )
@@ -140,6 +138,12 @@ def game_bundle(store: ResultsStore, game_id: int, log_root: Path | None = None)
 def _seat_labels(place: GamePlace) -> tuple[str, ...]:
     # R1.2: seat s plays for team s % 3.
     return tuple(place.entrants_by_team[seat % 3] for seat in range(SEATS))
+
+
+def seat_log_tails(directory: Path) -> tuple[tuple[str, ...], ...]:
+    """The tail of each seat's log in a match's log directory (``seat0.log`` …), as
+    ``GameBundle.log_tails``: () for a seat whose log is missing."""
+    return tuple(_log_tail(directory / f"seat{seat}.log") for seat in range(SEATS))
 
 
 def _log_tail(path: Path) -> tuple[str, ...]:

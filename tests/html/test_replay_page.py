@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,8 +26,10 @@ from playwright.sync_api import Page
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.engine import Game, Phase, random_legal_action, view
+from arena.engine import DecisionKind, Game, Phase, random_legal_action, view
+from arena.engine.actions import Action, Play
 from arena.engine.cards import card_texts
+from arena.engine.legal import Legal
 from arena.engine.record import (
     DecisionNote,
     Fallback,
@@ -47,6 +50,7 @@ pytestmark = pytest.mark.timeout(300)
 
 HOSTILE_NAME = '</script><img src=x onerror="window.pwned=1"><b>bold</b>'
 HOSTILE_LOG = "\x1b[31mred\x1b[0m <script>window.pwned=2</script> & </pre>"
+FAULTS = (3, 40)  # the decisions of the noted engine game that the referee played
 
 
 @dataclass(frozen=True)
@@ -118,12 +122,13 @@ def stored_pages(tmp_path_factory: pytest.TempPathFactory) -> list[Replay]:
 @pytest.fixture(scope="module")
 def engine_pages(tmp_path_factory: pytest.TempPathFactory) -> list[Replay]:
     """Two in-process games: one from arranged start scores, one with decision notes
-    (each decision's time, and a fault with a hostile text at decision 3)."""
+    (each decision's time, a fault with a hostile text at decision 3, another at 40)."""
     directory = tmp_path_factory.mktemp("replay-engine")
     arranged = _engine_game(11, scores=(17, 15, 18))
     played = _engine_game(5)
     notes = [DecisionNote(seconds=0.001 * (i % 7)) for i in range(played.decisions)]
     notes[3] = DecisionNote(0.25, Fallback("timeout", "R7.2 no answer in time", HOSTILE_NAME))
+    notes[FAULTS[1]] = DecisionNote(0.01, Fallback("illegal", "R7.3 not a legal play", "JK"))
     pages = []
     for number, record in enumerate(
         (to_record(arranged), to_record(played, {"note": "engine game"}, notes))
@@ -466,3 +471,213 @@ def test_a_record_without_entrants_names_its_seats() -> None:
     document = replay_document(bundle)
     assert document["game"]["labels"] == [f"seat {seat}" for seat in range(6)]
     assert document["chart"][0] == [19, 19, 19]
+
+
+# -- replays for analysis ---------------------------------------------------------------------
+
+
+def _over_step(document: dict[str, Any]) -> int:
+    return int(document["steps"]["kind"].index("over"))
+
+
+def test_the_result_is_shown_only_once_play_reaches_it(
+    page: Page, stored_pages: list[Replay]
+) -> None:
+    shown = stored_pages[0]
+    document = replay_document(shown.bundle)
+    result = document["game"]["result"]
+    over = _over_step(document)
+    _open(page, shown)
+    header = lambda: page.locator("#game-result").inner_text()  # noqa: E731
+    scores = lambda: page.evaluate(SHOWN)["scores"]  # noqa: E731
+    chart_points = lambda: int(  # noqa: E731
+        page.locator("svg[data-chart-points]").get_attribute("data-chart-points") or ""
+    )
+    # In every mode, step 1 shows the start: no winner, no final score, one point charted.
+    assert header() == "in play"
+    assert scores() == document["chart"][0]
+    assert chart_points() == 1
+    assert page.locator("#game-length").is_visible()
+    page.check("#hide-result")
+    assert page.evaluate("replay.state().hideResult") is True
+    assert page.locator("#game-length").is_hidden() and page.locator("#slider").is_hidden()
+    assert "/" not in page.locator("#position").inner_text()
+    final_text = "team " + str(result["winner"]) + " won"
+    ends = [d["scored_step"] for d in document["deals"] if d["scored_step"] is not None]
+    # Until the last deal is scored, neither the final scores nor the winner show anywhere.
+    for step in sorted({*range(0, ends[-1], max(1, ends[-1] // 12)), ends[-1] - 1}):
+        page.evaluate(f"replay.goto({step})")
+        scored = sum(1 for end in ends if end <= step)
+        assert header() == "in play", step
+        assert final_text not in page.locator("body").inner_text(), step
+        assert scores() != result["scores"], step
+        assert chart_points() == scored + 1, step
+        assert "of" not in page.locator("#deal h2").inner_text().lower().split("deal", 1)[1]
+    page.evaluate(f"replay.goto({over - 1})")
+    assert header() == "in play"
+    page.locator("body").click(position={"x": 5, "y": 5})  # the keys, not the checkbox
+    page.keyboard.press("End")
+    assert page.evaluate("replay.step()") == len(document["steps"]["kind"]) - 1
+    assert header().startswith(final_text) or result["winner"] is None
+    assert scores() == result["scores"]
+    assert chart_points() == len(document["chart"])
+
+
+def test_the_next_fault_button_and_key_land_on_faults(
+    page: Page, engine_pages: list[Replay]
+) -> None:
+    _open(page, engine_pages[1])
+    page.click("#btn-next-fault")
+    state = page.evaluate("replay.state()")
+    assert (state["decision"], state["fault"]) == (FAULTS[0], True)
+    assert page.locator("#fault").is_visible()
+    assert page.locator("#jump-note").inner_text() == f"fault: decision {FAULTS[0] + 1}"
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("f")
+    state = page.evaluate("replay.state()")
+    assert (state["decision"], state["fault"]) == (FAULTS[1], True)
+    assert "Fault illegal: R7.3 not a legal play" in page.locator("#fault").inner_text()
+    page.click("#btn-next-fault")
+    assert page.evaluate("replay.state()")["decision"] == FAULTS[1]  # nowhere further
+    assert page.locator("#jump-note").inner_text() == "no fault after this step"
+
+
+def test_the_next_turn_of_a_chosen_seat(page: Page, stored_pages: list[Replay]) -> None:
+    shown = stored_pages[2]
+    game = start_game(shown.record)
+    turns = []
+    for index, action in enumerate(recorded_actions(shown.record)):
+        if game.to_act == 4:
+            turns.append(index)
+        game.apply(action)
+    _open(page, shown)
+    page.select_option("#turn-seat", "4")
+    for expected in turns[:8]:
+        page.click("#btn-next-turn")
+        state = page.evaluate("replay.state()")
+        assert (state["decision"], state["seat"]) == (expected, 4)
+        assert page.locator("#decision").get_attribute("data-seat") == "4"
+
+
+def test_each_decision_shows_the_engine_s_legal_choices(
+    page: Page, stored_pages: list[Replay]
+) -> None:
+    shown = stored_pages[0]
+    actions = list(recorded_actions(shown.record))
+    game = start_game(shown.record)
+    firsts: dict[DecisionKind, int] = {}
+    checked: list[tuple[int, Legal, Action, int]] = []
+    for index, action in enumerate(actions):
+        kind = game.decision_kind
+        assert kind is not None
+        if kind not in firsts or index % 97 == 0:
+            firsts.setdefault(kind, index)
+            checked.append((index, game.legal(), action, game.to_act))
+        game.apply(action)
+    assert set(firsts) == set(DecisionKind)
+    _open(page, shown)
+    for index, legal, action, seat in checked:
+        page.evaluate(f"replay.gotoDecision({index})")
+        box = page.locator("#legal")
+        assert box.get_attribute("data-count") == str(len(legal)), index
+        if legal.kind is DecisionKind.DISCARD:
+            rule = legal.discard_rule
+            may = box.locator("[data-card]").evaluate_all("(cs) => cs.map((c) => c.dataset.card)")
+            assert may[: len(rule.may)] == card_texts(rule.may.mask), index
+            assert f"played: {action}" in box.inner_text()
+        else:
+            choices = box.locator("[data-choice]")
+            listed = [choices.nth(i).get_attribute("data-choice") for i in range(choices.count())]
+            expected = [
+                str(choice.card) if isinstance(choice, Play) else str(choice) for choice in legal
+            ]
+            assert listed == expected, index
+            chosen = box.locator('[data-chosen="true"]')
+            assert chosen.count() == 1
+            played = action.card if isinstance(action, Play) else action
+            assert chosen.get_attribute("data-choice") == str(played), index
+        # As another seat saw it, the choices stay that seat's own (R10).
+        page.select_option("#mode", str((seat + 1) % 6))
+        assert page.locator("#legal [data-choice], #legal [data-card]").count() == 0
+        page.select_option("#mode", str(seat))
+        assert page.locator("#legal").get_attribute("data-count") == str(len(legal))
+        page.select_option("#mode", "all")
+
+
+# Elements that reach past the viewport's right edge, outside the boxes that scroll.
+WIDER = """() => [...document.body.querySelectorAll('*')].filter((node) => {
+  if (node.closest('.scroll')) return false;
+  const box = node.getBoundingClientRect();
+  return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.width > window.innerWidth);
+}).map((node) => node.tagName + '#' + node.id + '.' + node.className)"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE], ids=["390x844"])
+def test_on_a_phone_the_controls_stay_in_view(
+    page: Page, viewport: dict[str, int], stored_pages: list[Replay], artefacts: Path
+) -> None:
+    shown = stored_pages[0]
+    _open(page, shown)
+    page.evaluate(f"replay.gotoDecision({_mid_trick(shown.record)})")
+    assert page.evaluate(WIDER) == []
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function("window.scrollY > 0")
+    scrolled = page.evaluate("window.scrollY")
+    nav = page.locator("nav").bounding_box()
+    assert nav is not None
+    assert nav["y"] >= 0 and nav["y"] + nav["height"] <= viewport["height"]
+    assert nav["height"] < viewport["height"] / 4  # the game keeps most of the screen
+    before = page.evaluate("replay.step()")
+    for name in ("next", "next-fault", "next-turn"):
+        box = page.locator(f"#btn-{name}").bounding_box()
+        assert box is not None
+        centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        on_top = f"document.elementFromPoint({centre[0]}, {centre[1]}).closest('button').id"
+        assert page.evaluate(on_top) == f"btn-{name}", name  # visible, nothing over it
+    box = page.locator("#btn-next").bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert page.evaluate("replay.step()") == before + 1
+    assert page.evaluate("window.scrollY") == scrolled
+    page.screenshot(path=artefacts / "replay-390x844-scrolled.png")
+
+
+def test_a_record_of_arena_play_shows_its_seat_logs(tmp_path: Path, page: Page) -> None:
+    """``arena play`` writes OUT/games/<match>.json.gz and OUT/logs/<match>/seat*.log; the
+    replay page of the record shows each seat's log (a bot that writes one, on team 0)."""
+    chatty = tmp_path / "chatty"
+    shutil.copytree(SAMPLES / "greedy", chatty, ignore=shutil.ignore_patterns("__pycache__"))
+    (chatty / "bot.toml").write_text(
+        'name = "chatty"\ncommand = ["sh", "-c", "echo chatty is here; exec python3 bot.py"]\n'
+    )
+    out = tmp_path / "out"
+    entrants = [str(chatty), str(SAMPLES / "lowest"), str(SAMPLES / "random")]
+    played = subprocess.run(
+        [ARENA, "play", *entrants, "--seed", "4", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert played.returncode == 0, played.stdout + played.stderr
+    (record,) = (out / "games").glob("*.json.gz")
+    html = tmp_path / "page.html"
+    shown = subprocess.run(
+        [ARENA, "replay", str(record), "--html", str(html)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    logs = out / "logs" / record.name.removesuffix(".json.gz")
+    assert f"seat logs from {logs}" in " ".join(shown.stdout.split())
+    page.goto(html.as_uri())
+    for seat in range(6):
+        details = page.locator(f'[data-log-seat="{seat}"]')
+        text = (logs / f"seat{seat}.log").read_text()
+        lines = text.splitlines()
+        assert details.get_attribute("data-lines") == str(len(lines)), seat
+        if seat % 3 == 0:  # chatty's seats
+            assert "chatty is here" in lines
+            assert f": last {len(lines)} line" in details.locator("summary").inner_text()
+            details.locator("summary").click()
+            assert "chatty is here" in details.locator("pre").inner_text()

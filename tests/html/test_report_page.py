@@ -17,7 +17,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -30,7 +30,9 @@ from playwright.sync_api import Page
 
 from arena.present.html.report import (
     CLOSE_MARGIN,
+    collect_page,
     instructive_games,
+    render_report,
     replay_directory,
     write_report,
 )
@@ -394,3 +396,82 @@ def test_instructive_games_are_few_and_each_says_why(
     if faulty and limit:
         assert max(faulty, key=lambda g: (g.faults, -g.id)).id in chosen
     assert all(by_id[game_id] for game_id in chosen)
+
+
+def test_the_games_list_filters_by_entrant(
+    report_run: ReportRun, page: Page, page_log: PageLog, tmp_path: Path
+) -> None:
+    """Every game of a three-entrant run holds all three: a fourth entrant is put in team
+    2's place in every other game of the page's list, so that a filter has games to hide."""
+    with ResultsStore.open(report_run.db, create=False) as store:
+        collected = collect_page(store, None)
+    other = "other@0123456789ab"
+    games = [
+        replace(g, entrants_by_team=(*g.entrants_by_team[:2], other)) if g.id % 2 else g
+        for g in collected.games
+    ]
+    listed = replace(collected, games=games, instructive={g.id: () for g in games})
+    path = tmp_path / "filter.html"
+    path.write_text(render_report(listed), encoding="utf-8")
+    url = open_page(page, path)
+    names = page.locator("#entrant-filter option").all_text_contents()
+    assert names[0] == "every entrant"
+    entrants = sorted({name for g in games for name in g.entrants_by_team})
+    assert names[1:] == entrants
+    rows = page.locator("#game-rows tr")
+
+    def visible() -> set[int]:
+        return {
+            int(rows.nth(i).get_attribute("data-game") or "")
+            for i in range(rows.count())
+            if rows.nth(i).is_visible()
+        }
+
+    assert visible() == {g.id for g in games}
+    for name in (other, entrants[0]):
+        page.select_option("#entrant-filter", label=name)
+        expected = {g.id for g in games if name in g.entrants_by_team}
+        assert visible() == expected and 0 < len(expected) < len(games), name
+        assert (
+            page.locator("#filter-note")
+            .inner_text()
+            .startswith(f"{len(expected)} of {len(games)} listed games")
+        )
+    # A search finds only the chosen entrant's games too.
+    page.fill("#game-search", "1")
+    found = page.locator("#search-rows tr")
+    ids = {int(found.nth(i).get_attribute("data-game") or "") for i in range(found.count())}
+    assert ids and ids <= {g.id for g in games if entrants[0] in g.entrants_by_team}
+    page.fill("#game-search", "")
+    page.select_option("#entrant-filter", label="every entrant")
+    assert visible() == {g.id for g in games}
+    assert page_log.errors == []
+    assert page_log.requests_besides(url) == []
+
+
+# Elements that reach past the viewport's right edge, outside the boxes that scroll.
+WIDER = """() => [...document.body.querySelectorAll('*')].filter((node) => {
+  if (node.closest('.scroll')) return false;
+  const box = node.getBoundingClientRect();
+  return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.width > window.innerWidth);
+}).map((node) => node.tagName + '#' + node.id + '.' + node.className)"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE], ids=["phone"])
+def test_on_a_phone_the_decision_time_summary_reads_in_words(
+    report_run: ReportRun, page: Page, viewport: dict[str, int]
+) -> None:
+    open_page(page, report_run.page)
+    assert page.evaluate(WIDER) == []
+    shape = page.evaluate(
+        """() => [...document.querySelectorAll('#times .times-summary')].map((node) => {
+             const box = node.getBoundingClientRect();
+             return [box.width, box.height,
+                     parseFloat(getComputedStyle(node).lineHeight), node.textContent];
+           })"""
+    )
+    assert len(shape) == page.locator("#times tbody tr").count() > 0
+    for width, height, line, text in shape:
+        longest = max(text.split(), key=len)
+        assert width >= 8 * len(longest) * 0.5, text  # room for its longest word
+        assert height <= 4.5 * line, text  # a few lines, not one letter per line

@@ -39,8 +39,13 @@
   const PLACES = [[2, 3, 4], [1, 0, 5]];
 
   const team = (seat) => GAME.team_of_seat[seat];
+  // The step at which the game's end is told (its "over" step), else the last step.
+  const OVER_STEP = STEPS.findIndex((s) => s.kind === "over");
+  const END_STEP = OVER_STEP >= 0 ? OVER_STEP : STEPS.length - 1;
   let current = 0;
   let mode = "all"; // "all", or a seat number as a string
+  // "Hide the result": nothing the game has not reached yet is shown, not even its length.
+  let hideResult = window.location.hash === "#hide-result";
   let timer = null;
 
   function el(tag, attrs, ...children) {
@@ -81,20 +86,22 @@
   // ---- the page's frame ----------------------------------------------------------
   const header = el("header", {},
     el("h1", {}, "Schmier game " + GAME.id),
-    el("div", { class: "meta" }, describeGame()),
+    el("div", { class: "meta" }, "run " + GAME.run + " \u00b7 game seed " + GAME.seed_index,
+      el("span", { id: "game-length" }, " \u00b7 " + DEALS.length + " deals"),
+      " \u00b7 ", el("span", { id: "game-result" })),
     el("div", { class: "teams" }, [0, 1, 2].map((t) =>
       el("span", { class: "team-chip t" + t, "data-team": t },
         el("b", { class: "tc" + t }, "Team " + t), " seats " + t + " & " + (t + 3) + ": ",
         el("span", { class: "team-label" }, GAME.labels[t]),
         ": ", el("b", { "data-team-score": t }, "0")))));
 
-  function describeGame() {
-    const parts = ["run " + GAME.run, "game seed " + GAME.seed_index, DEALS.length + " deals"];
+  // The result once play has reached the game's end, in every mode; before it, "in play".
+  function describeResult() {
     const result = GAME.result;
-    if (result === null) parts.push("unfinished");
-    else if (result.winner === null) parts.push("draw at " + result.scores.join(" / "));
-    else parts.push("team " + result.winner + " won, scores " + result.scores.join(" / "));
-    return parts.join(" \u00b7 ");
+    if (current < END_STEP) return "in play";
+    if (result === null) return "unfinished";
+    if (result.winner === null) return "draw at " + result.scores.join(" / ");
+    return "team " + result.winner + " won, scores " + result.scores.join(" / ");
   }
 
   const buttons = {};
@@ -119,15 +126,30 @@
       el("option", { value: String(seat) }, "As " + seatName(seat) + " saw it")));
   modeSelect.addEventListener("change", () => { mode = modeSelect.value; draw(); });
   const position = el("span", { id: "position" });
+  const hideBox = el("input", { type: "checkbox", id: "hide-result",
+    checked: hideResult ? "checked" : null });
+  hideBox.addEventListener("change", () => { hideResult = hideBox.checked; draw(); });
+  const turnSeat = el("select", { id: "turn-seat", "aria-label": "whose next decision" },
+    Array.from({ length: SEATS }, (_, seat) =>
+      el("option", { value: String(seat) }, "seat " + seat)));
+  const jumpNote = el("span", { id: "jump-note", role: "status" });
   const nav = el("nav", { "aria-label": "replay controls" },
-    button("first", "\u21e4", "first step (Home)", () => goto(0)),
-    button("prev-deal", "\u00ab deal", "previous deal (Page Up)", () => gotoDeal(-1)),
-    button("prev", "\u25c0", "previous step (\u2190)", () => goto(current - 1)),
-    button("play", "\u25b6 play", "play / pause (space)", () => (timer === null ? play() : pause())),
-    button("next", "\u25b6", "next step (\u2192)", () => goto(current + 1)),
-    button("next-deal", "deal \u00bb", "next deal (Page Down)", () => gotoDeal(1)),
-    button("last", "\u21e5", "last step (End)", () => goto(STEPS.length - 1)),
-    speed, slider, position, modeSelect);
+    el("div", { class: "nav-row" },
+      button("first", "\u21e4", "first step (Home)", () => goto(0)),
+      button("prev-deal", "\u00ab deal", "previous deal (Page Up)", () => gotoDeal(-1)),
+      button("prev", "\u25c0", "previous step (\u2190)", () => goto(current - 1)),
+      button("play", "\u25b6 play", "play / pause (space)",
+        () => (timer === null ? play() : pause())),
+      button("next", "\u25b6", "next step (\u2192)", () => goto(current + 1)),
+      button("next-deal", "deal \u00bb", "next deal (Page Down)", () => gotoDeal(1)),
+      button("last", "\u21e5", "last step (End)", () => goto(STEPS.length - 1))),
+    el("div", { class: "nav-row scrub" }, speed, slider, position),
+    el("div", { class: "nav-row" },
+      button("next-fault", "next fault", "next fault (F)", () => nextFault()),
+      el("span", { class: "turn" },
+        button("next-turn", "next turn", "next decision of the chosen seat (N)",
+          () => nextTurn(Number(turnSeat.value))), turnSeat),
+      modeSelect, el("label", { class: "check" }, hideBox, " hide the result"), jumpNote));
 
   const tableNode = el("section", { id: "table", "aria-label": "the table" });
   const seatNodes = [];
@@ -148,9 +170,11 @@
     el("h2", {}, "Bot logs (last lines; text exactly as written)"),
     Array.from({ length: SEATS }, (_, seat) => {
       const lines = DATA.logs[seat] || [];
-      return el("details", { "data-log-seat": seat },
-        el("summary", {}, seatName(seat) + ": " + lines.length + " lines"),
-        el("pre", {}, lines.length ? lines.join("\n") : "(no log kept)"));
+      return el("details", { "data-log-seat": seat, "data-lines": lines.length },
+        el("summary", {}, seatName(seat) + ": " + (lines.length
+          ? "last " + lines.length + (lines.length === 1 ? " line" : " lines")
+          : "no log lines")),
+        el("pre", {}, lines.length ? lines.join("\n") : "(no log found, or it is empty)"));
     }));
   const main = el("main", {},
     el("div", {}, tableNode, nowPanel),
@@ -207,17 +231,25 @@
     document.body.dataset.mode = mode;
     document.body.dataset.deal = String(step.deal);
     document.body.dataset.kind = step.kind;
+    document.body.dataset.hide = hideResult ? "1" : "0";
+    hideBox.checked = hideResult;
     slider.value = String(current);
-    position.textContent = "step " + (current + 1) + " / " + STEPS.length + " \u00b7 deal " +
-      step.deal;
+    position.textContent = "step " + (current + 1) + (hideResult ? "" : " / " + STEPS.length) +
+      " \u00b7 deal " + step.deal;
+    header.querySelector("#game-result").textContent = describeResult();
+    // The scores after the deals scored by this step: the engine scores a deal within the
+    // apply of its last card, which the page shows as three steps (the card, the trick, the
+    // deal scored); the new scores belong to the last.
+    const scored = scoredBy(step.deal);
     for (let t = 0; t < 3; t++) {
-      header.querySelector('[data-team-score="' + t + '"]').textContent = String(pub.scores[t]);
+      header.querySelector('[data-team-score="' + t + '"]').textContent =
+        String(DATA.chart[scored][t]);
     }
     for (let seat = 0; seat < SEATS; seat++) drawSeat(seat, state, pub, viewer);
     drawCentre(state, pub, viewer);
     drawNow(state, viewer);
     drawDeal(step.deal, pub);
-    drawChart(step.deal);
+    drawChart(scored);
     drawDuplicate(step.deal);
   }
 
@@ -358,13 +390,55 @@
           f.sent ? el("div", {}, "sent: ", el("code", {}, f.sent)) : null,
           el("div", {}, "the referee played the fallback: " + step.action)));
       }
+      const legal = legalChoices(step, viewer);
+      if (legal) nowPanel.append(legal);
     }
+  }
+
+  // The choices the engine gave the deciding seat, computed when the page was built (see
+  // _legal_json in replay.py). They are that seat's own knowledge: shown face up, or as
+  // that seat saw it.
+  function legalChoices(step, viewer) {
+    if (step.legal === null || step.legal === undefined) return null;
+    const legal = resolve(step.legal);
+    const box = el("div", { id: "legal", "data-seat": step.seat });
+    if (viewer !== null && viewer !== step.seat) {
+      box.append(el("span", { class: "hidden-note" }, "What " + seatName(step.seat) +
+        " could choose is its own: not shown as seat " + viewer + " saw it."));
+      return box;
+    }
+    if (legal.may !== undefined) { // a discard: described by its rule, not listed
+      box.dataset.count = String(legal.count);
+      box.append("Legal discards (" + legal.rule + "): " +
+        (legal.min === legal.max ? String(legal.min) : legal.min + " to " + legal.max) +
+        " of ", cardList(legal.may, "small"));
+      if (legal.must.length) box.append(", including all of ", cardList(legal.must, "small"));
+      box.append(" (" + legal.count + (legal.count === 1 ? " discard" : " discards") +
+        "); played: " + step.action);
+      return box;
+    }
+    const choices = legal.cards || legal.actions;
+    box.dataset.count = String(choices.length);
+    box.append("Legal choices (" + choices.length + "): ");
+    choices.forEach((choice, i) => {
+      const chosen = i === legal.chosen;
+      const node = legal.cards ? cardNode(choice, "small" + (chosen ? " chosen" : ""))
+        : el("span", { class: "choice" + (chosen ? " chosen" : "") }, choice);
+      node.dataset.choice = choice;
+      if (chosen) {
+        node.dataset.chosen = "true";
+        node.title = (node.title ? node.title + ": " : "") + "played";
+      }
+      box.append(node, " ");
+    });
+    return box;
   }
 
   // What the deal has come to so far (never what is still to happen in it).
   function drawDeal(number, pub) {
     const deal = DEALS[number - 1];
-    dealPanel.replaceChildren(el("h2", {}, "Deal " + number + " of " + DEALS.length));
+    dealPanel.replaceChildren(el("h2", {}, "Deal " + number +
+      (hideResult ? "" : " of " + DEALS.length)));
     if (deal.thrown_in && current >= deal.end_step) {
       dealPanel.append(el("p", {}, "All six passed: thrown in, nothing scored (R4.5)."));
       return;
@@ -401,37 +475,47 @@
     return node;
   }
 
-  function drawChart(number) {
+  // The scores up to the current step only, in every mode: the chart never runs ahead of
+  // play. Its width is the whole game, or with the result hidden only what has been reached.
+  // How many deals are scored by the current step, in deal ``number``: the chart's point
+  // i is the scores after i scored deals.
+  function scoredBy(number) {
+    const deal = DEALS[number - 1];
+    return DEALS.slice(0, number - 1).filter((d) => d.points).length +
+      (deal.scored_step !== null && current >= deal.scored_step ? 1 : 0);
+  }
+
+  function drawChart(scoredBefore) {
     chartPanel.replaceChildren(el("h2", {}, "Scores towards 21, deal by deal"));
-    const points = DATA.chart;
+    const points = DATA.chart.slice(0, scoredBefore + 1);
+    const span = hideResult && current < END_STEP ? Math.max(scoredBefore + 1, 4)
+      : DATA.chart.length - 1;
     const width = 360, height = 170, left = 28, right = 8, top = 8, bottom = 20;
     const all = points.flat().concat([21, 0]);
     const lo = Math.min(...all), hi = Math.max(...all);
-    const x = (i) => left + (points.length < 2 ? 0 : i * (width - left - right) / (points.length - 1));
+    const x = (i) => left + (span < 1 ? 0 : i * (width - left - right) / span);
     const y = (v) => top + (hi - v) * (height - top - bottom) / (hi - lo || 1);
     const chart = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img",
-      "aria-label": "scores of the three teams after each scored deal" });
+      "aria-label": "scores of the three teams after each scored deal, up to this step",
+      "data-chart-points": points.length });
     chart.append(svg("line", { x1: left, x2: width - right, y1: y(21), y2: y(21),
       stroke: "#999", "stroke-dasharray": "4 3" }));
     chart.append(svg("text", { x: 2, y: y(21) + 4, "font-size": 10, fill: "#555" }, "21"));
     chart.append(svg("line", { x1: left, x2: width - right, y1: y(0), y2: y(0), stroke: "#ccc" }));
     chart.append(svg("text", { x: 8, y: y(0) + 4, "font-size": 10, fill: "#555" }, "0"));
-    // The chart's point i is the scores after i scored deals.
-    const deal = DEALS[number - 1];
-    const scoredBefore = DEALS.slice(0, number - 1).filter((d) => d.points).length +
-      (deal.scored_step !== null && current >= deal.scored_step ? 1 : 0);
     chart.append(svg("line", { x1: x(scoredBefore), x2: x(scoredBefore), y1: top,
       y2: height - bottom, stroke: "#facc15", "stroke-width": 3, "data-chart-now": scoredBefore }));
+    const now = points[points.length - 1];
     for (let t = 0; t < 3; t++) {
       const path = points.map((p, i) => (i ? "L" : "M") + x(i).toFixed(1) + " " + y(p[t]).toFixed(1));
       chart.append(svg("path", { d: path.join(" "), fill: "none", stroke: TEAM_COLOURS[t],
         "stroke-width": 2, "data-chart-team": t }));
-      const lastPoint = points[points.length - 1];
-      chart.append(svg("circle", { cx: x(points.length - 1), cy: y(lastPoint[t]), r: 3,
-        fill: TEAM_COLOURS[t] }));
+      chart.append(svg("circle", { cx: x(points.length - 1), cy: y(now[t]), r: 3,
+        fill: TEAM_COLOURS[t], "data-chart-score": now[t] }));
     }
     chart.append(svg("text", { x: left, y: height - 4, "font-size": 10, fill: "#555" },
-      "scored deals: " + (points.length - 1)));
+      "scored deals: " + scoredBefore +
+      (hideResult && current < END_STEP ? "" : " of " + (DATA.chart.length - 1))));
     chartPanel.append(chart);
   }
 
@@ -449,19 +533,21 @@
       return;
     }
     const row = (name, labels, d, id) => el("tr", { "data-sibling": id },
-      el("td", {}, name),
+      el("td", { class: "game" }, name),
       [0, 1, 2].map((t) => el("td", {}, el("span", { class: "tc" + t }, labels[t]),
         el("br"), d.points_won ? d.points_won[t] + " pts" : (d.thrown_in ? "thrown in" : "\u2013"))),
       el("td", {}, d.pending ? "at the deal's end" : d.trump
         ? "seat " + d.bidder + " bid " + d.contract + " " + SUITS[d.trump]
         : (d.thrown_in ? "all passed" : "unfinished")));
+    const ended = deal.end_step !== null && current >= deal.end_step;
+    // With the result hidden, how the same cards went elsewhere waits for this deal's end.
+    const shown = (d) => (ended || !hideResult ? d : { pending: true });
     duplicatePanel.append(el("table", {},
       el("tr", {}, el("th", {}, "game"), [0, 1, 2].map((t) =>
         el("th", {}, "cards of seats " + t + " & " + (t + 3))), el("th", {}, "bid")),
-      row("this game", GAME.labels, deal.end_step !== null && current >= deal.end_step
-        ? deal : { pending: true }, "this"),
+      row("this game", GAME.labels, ended ? deal : { pending: true }, "this"),
       deal.siblings.map((s) =>
-        row("game " + s.game_id, SIBLINGS.get(s.game_id).labels, s, s.game_id))));
+        row("game " + s.game_id, SIBLINGS.get(s.game_id).labels, shown(s), s.game_id))));
   }
 
   // ---- moving -------------------------------------------------------------------------
@@ -469,6 +555,7 @@
     const target = Math.max(0, Math.min(STEPS.length - 1, Math.trunc(Number(index)) || 0));
     if (target === current && document.body.dataset.step !== undefined) return;
     current = target;
+    jumpNote.textContent = "";
     draw();
   }
   function gotoDeal(direction) {
@@ -479,6 +566,26 @@
     } else {
       goto(number < DEALS.length ? DEALS[number].first_step : STEPS.length - 1);
     }
+  }
+  // The next step after this one that satisfies ``test``; the note says where it landed.
+  function jump(test, what) {
+    for (let index = current + 1; index < STEPS.length; index++) {
+      if (test(STEPS[index])) {
+        goto(index);
+        jumpNote.textContent = what + ": decision " + (STEPS[index].decision_index + 1);
+        return index;
+      }
+    }
+    jumpNote.textContent = "no " + what + " after this step";
+    return -1;
+  }
+  const isFault = (s) => Boolean(s.decision && s.decision.fallback);
+  function nextFault() {
+    return jump(isFault, "fault");
+  }
+  function nextTurn(seat) {
+    turnSeat.value = String(seat);
+    return jump((s) => s.decision_index !== null && s.seat === seat, "turn of seat " + seat);
   }
   function play() {
     if (current >= STEPS.length - 1) goto(0);
@@ -503,6 +610,8 @@
       Home: () => goto(0), End: () => goto(STEPS.length - 1),
       PageUp: () => gotoDeal(-1), PageDown: () => gotoDeal(1),
       " ": () => (timer === null ? play() : pause()),
+      f: () => nextFault(), F: () => nextFault(),
+      n: () => nextTurn(Number(turnSeat.value)), N: () => nextTurn(Number(turnSeat.value)),
     };
     const action = keys[event.key];
     if (action) { event.preventDefault(); action(); }
@@ -519,8 +628,12 @@
       return index;
     },
     setMode: (value) => { modeSelect.value = String(value); mode = modeSelect.value; draw(); },
+    setHideResult: (value) => { hideResult = Boolean(value); draw(); },
+    nextFault: () => nextFault(),
+    nextTurn: (seat) => nextTurn(Number(seat)),
     state: () => ({ step: current, mode: mode, deal: STEPS[current].deal,
-      kind: STEPS[current].kind, decision: STEPS[current].decision_index ?? null }),
+      kind: STEPS[current].kind, decision: STEPS[current].decision_index ?? null,
+      seat: STEPS[current].seat, fault: isFault(STEPS[current]), hideResult: hideResult }),
   });
   draw();
 })();

@@ -15,12 +15,24 @@ so a bot cannot forge a reference.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from arena.engine import SEATS, Game, Phase, ReplayMismatchError, View, replay, team_of, view
+from arena.engine import (
+    SEATS,
+    DecisionKind,
+    Game,
+    Phase,
+    ReplayMismatchError,
+    View,
+    replay,
+    team_of,
+    view,
+)
+from arena.engine.actions import Action, Play
 from arena.engine.cards import Card, CardSet, Suit, card_texts
 from arena.engine.events import (
     DealScored,
@@ -34,15 +46,17 @@ from arena.engine.events import (
     is_told_to,
 )
 from arena.engine.game import DealLog, Trick
+from arena.engine.legal import Legal
 from arena.engine.record import RecordedDeals, recorded_actions, start_game, texts
 from arena.present.html.page import content_security_policy, script_json
 from arena.present.safe_text import printable
-from arena.tournament.bundle import GameBundle, SiblingGame
+from arena.tournament.bundle import GameBundle, SiblingGame, seat_log_tails
 from arena.tournament.results import entrant_label
 
 __all__ = [
     "DOCUMENT_FORMAT",
     "bundle_of_record",
+    "record_log_dir",
     "render_replay",
     "replay_document",
     "write_replay",
@@ -58,8 +72,8 @@ Json = Any
 # What a step says: the kind of step ("deal", "bid", "trump", "discard", "play", "pickup",
 # "trick", "scored", "thrown_in", "over"), its deal, the seat deciding, the engine's events
 # (each with the seats told it), the slots that changed, and for a decision its action,
-# its index among the game's decisions, its time and fault; "next" is the seat of the
-# next decision.
+# its index among the game's decisions, its time and fault, and the legal choices the
+# seat had (``_legal_json``); "next" is the seat of the next decision.
 STEP_KEYS: Final = (
     "kind",
     "deal",
@@ -69,6 +83,7 @@ STEP_KEYS: Final = (
     "action",
     "decision_index",
     "decision",
+    "legal",
     "next",
 )
 
@@ -339,6 +354,32 @@ def _decision_json(decision: Mapping[str, Any]) -> dict[str, Json] | None:
     }
 
 
+def _legal_json(legal: Legal, action: Action, intern: _Interner) -> dict[str, Json]:
+    """The choices the engine gave the seat at a decision, and which one was taken.
+
+    Bids and trumps: ``{"actions": [...], "chosen": i}`` (as the actions are written);
+    plays: ``{"cards": [...], "chosen": i}``; a discard, which the engine describes by a
+    rule rather than a list (R5.2-R5.4): the cards it may put down, those it must, how
+    many, the rule's id and the number of legal discards.
+    """
+    if legal.kind is DecisionKind.DISCARD:
+        rule = legal.discard_rule
+        return {
+            "may": intern.cards(rule.may.mask),
+            "must": intern.cards(rule.must.mask),
+            "min": rule.min_count,
+            "max": rule.max_count,
+            "rule": rule.rule,
+            "count": len(legal),
+        }
+    choices = list(legal)
+    chosen = choices.index(action) if action in choices else None
+    if legal.kind is DecisionKind.PLAY:
+        cards = [str(choice.card) for choice in choices if isinstance(choice, Play)]
+        return {"cards": intern(cards), "chosen": chosen}
+    return {"actions": intern([str(choice) for choice in choices]), "chosen": chosen}
+
+
 def _deal_summary(deal: DealLog) -> dict[str, Json]:
     """A deal as the engine scored it (R6, R8): bid, trump, points by category, scores."""
     scored = len(deal.tricks) == 6
@@ -379,6 +420,7 @@ def _steps(record: Mapping[str, Any], intern: _Interner) -> tuple[list[dict[str,
     for number, action in enumerate(recorded_actions(dict(record))):
         seat, kind, deal_number = game.to_act, game.decision_kind, game.deal_number
         dealer = game.deal.dealer
+        legal = _legal_json(game.legal(), action, intern)
         before = len(game.events)
         finished.clear()
         game.apply(action)
@@ -410,6 +452,7 @@ def _steps(record: Mapping[str, Any], intern: _Interner) -> tuple[list[dict[str,
             if group == "decision":
                 step["action"] = str(action)
                 step["decision_index"] = number
+                step["legal"] = legal
                 known = None if decision is None else _decision_json(decision)
                 if known is not None:
                     step["decision"] = known
@@ -448,10 +491,11 @@ def _siblings(
     return games, by_deal
 
 
-def bundle_of_record(record: dict[str, Any], name: str) -> GameBundle:
+def bundle_of_record(record: dict[str, Any], name: str, log_dir: Path | None = None) -> GameBundle:
     """The bundle of a record read from a file, which has no store around it: entrants
     from its ``meta`` (one per team, as the arena writes it) or else "seat N", its game
-    index from ``meta`` or 0, the run named ``name``; no logs and no other seatings."""
+    index from ``meta`` or 0, the run named ``name``; the seats' logs from ``log_dir``
+    (``seat0.log`` …) if given, and no other seatings."""
     meta = record.get("meta")
     entrants = meta.get("entrants") if isinstance(meta, dict) else None
     labels = tuple(f"seat {seat}" for seat in range(SEATS))
@@ -469,9 +513,29 @@ def bundle_of_record(record: dict[str, Any], name: str) -> GameBundle:
         record=record,
         labels=labels,
         seed_index=index if type(index) is int else 0,
-        log_tails=((),) * SEATS,
+        log_tails=((),) * SEATS if log_dir is None else seat_log_tails(log_dir),
         siblings=(),
     )
+
+
+# A match id as the arena makes them (``play-3``, ``play-20250101-120000-a1b2c3``, ``t0-s1-…``):
+# one path component, never "." or "..".
+_MATCH_ID: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+
+
+def record_log_dir(record: Mapping[str, Any], path: Path) -> Path | None:
+    """Where ``arena play`` left the seat logs of the record at ``path``: it writes
+    ``OUT/games/<match id>.json.gz`` and ``OUT/logs/<match id>/seat0.log`` …, and the
+    record's ``meta`` names the match. None when there is no such directory."""
+    meta = record.get("meta")
+    match_id = meta.get("match_id") if isinstance(meta, Mapping) else None
+    if not isinstance(match_id, str) or not _MATCH_ID.fullmatch(match_id):
+        return None
+    games = path.resolve().parent
+    if games.name != "games":
+        return None
+    directory = games.parent / "logs" / match_id
+    return directory if directory.is_dir() else None
 
 
 def replay_document(bundle: GameBundle) -> dict[str, Json]:

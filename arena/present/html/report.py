@@ -21,6 +21,7 @@ whether it has a replay.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 from collections.abc import Callable, Sequence
@@ -45,9 +46,12 @@ __all__ = [
     "WrittenReport",
     "collect_page",
     "instructive_games",
+    "page_document",
     "render_report",
     "replay_directory",
+    "write_replays",
     "write_report",
+    "written_report",
 ]
 
 # Up to this many games every game gets its replay file (a few hundred kilobytes each);
@@ -127,10 +131,39 @@ def write_report(
     a loaded two-core machine: each process imports the arena and its libraries first.)
     Raises ``UnknownRunError`` when there is no such run.
     """
+    page = write_replays(
+        store,
+        collect_page(store, run_id),
+        path,
+        log_root,
+        replay_all_up_to=replay_all_up_to,
+        instructive_limit=instructive_limit,
+        progress=progress,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(page), encoding="utf-8")
+    return written_report(page, path)
+
+
+def written_report(page: ReportPage, path: Path) -> WrittenReport:
+    return WrittenReport(path, replay_directory(path), len(page.replays), len(page.games))
+
+
+def write_replays(
+    store: ResultsStore,
+    page: ReportPage,
+    path: Path,
+    log_root: Path | None = None,
+    *,
+    replay_all_up_to: int = REPLAY_ALL_UP_TO,
+    instructive_limit: int = INSTRUCTIVE_GAMES,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReportPage:
+    """Write the replays of ``page``'s games (all of them, or the most instructive) beside
+    the page to be written at ``path``; the page with its links to them."""
     from arena.present.html.replay import write_replay
     from arena.tournament.bundle import game_bundle
 
-    page = collect_page(store, run_id)
     if len(page.games) <= replay_all_up_to:
         chosen = {game.id: reasons_of(game, page) for game in page.games}
     else:
@@ -143,18 +176,7 @@ def write_report(
         replays[game_id] = f"{quote(replay_dir.name)}/{game_id}.html"
         if progress is not None:
             progress(done, len(chosen))
-    page = ReportPage(
-        report=page.report,
-        games=page.games,
-        faults=page.faults,
-        times=page.times,
-        per_seat_game=page.per_seat_game,
-        instructive=chosen,
-        replays=replays,
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(page), encoding="utf-8")
-    return WrittenReport(path, replay_dir, len(replays), len(page.games))
+    return dataclasses.replace(page, instructive=chosen, replays=replays)
 
 
 def collect_page(store: ResultsStore, run_id: str | None = None) -> ReportPage:
@@ -567,7 +589,7 @@ def _times_section(page: ReportPage) -> str:
         rows.append(
             f'<tr data-entrant="{_e(t.entrant)}" data-median="{t.quantiles[2]!r}">'
             f'<td class="name">{_e(t.entrant)}</td><td class="num">{t.samples}</td>'
-            f'<td class="boxcell">{svg}</td><td>{summary}</td></tr>'
+            f'<td class="boxcell">{svg}<div class="times-summary">{summary}</div></td></tr>'
         )
     step = 1 if high - low <= 4 else 2  # labels that do not run into each other
     ticks = "".join(
@@ -586,12 +608,12 @@ def _times_section(page: ReportPage) -> str:
         f"<p>{what} Log scale; whiskers from the 10th to the 90th percentile, the box from "
         "the 25th to the 75th, the bar is the median, the small mark the slowest.</p>"
         f'<div class="scroll"><table><thead><tr><th>entrant</th><th>{unit}</th>'
-        f'<th>distribution<div class="axis">{ticks}</div></th><th>summary</th></tr></thead>'
+        f'<th>distribution<div class="axis">{ticks}</div></th></tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div></section>"
     )
 
 
-def _game_row(game: StoredGame, page: ReportPage) -> str:
+def _game_row(game: StoredGame, page: ReportPage, index: dict[str, int]) -> str:
     href = page.replays.get(game.id)
     link = (
         f'<a class="replay" href="{_e(href)}">game {game.id}</a>'
@@ -604,8 +626,9 @@ def _game_row(game: StoredGame, page: ReportPage) -> str:
         for team, name in enumerate(game.entrants_by_team)
     )
     reasons = ", ".join(REASON_TEXT[r] for r in page.instructive.get(game.id, ()))
+    entrants = " ".join(str(index[name]) for name in game.entrants_by_team)
     return (
-        f'<tr data-game="{game.id}"><td class="game">{link}</td>'
+        f'<tr data-game="{game.id}" data-entrants="{entrants}"><td class="game">{link}</td>'
         f'<td class="num">{game.seed}</td>{teams}'
         f'<td class="num">{game.deals}</td><td class="num">{game.faults}</td>'
         f"<td>{reasons}</td></tr>"
@@ -625,6 +648,18 @@ def _games_section(page: ReportPage) -> str:
     )
     entrants = sorted({name for g in page.games for name in g.entrants_by_team})
     index = {name: i for i, name in enumerate(entrants)}
+    # Filtering by entrant is offered where it can hide a game: some game lacks an entrant.
+    filterable = any(len(set(g.entrants_by_team)) < len(entrants) for g in page.games)
+    choices = "".join(
+        f'<option value="{number}">{_e(name)}</option>' for number, name in enumerate(entrants)
+    )
+    entrant_filter = (
+        '<p><label for="entrant-filter">Games of:</label> <select id="entrant-filter">'
+        f'<option value="">every entrant</option>{choices}</select> '
+        '<span id="filter-note" role="status"></span></p>'
+        if filterable
+        else ""
+    )
     data = {
         "entrants": entrants,
         # [id, seed, entrant index per team, scores, winner, deals, faults, replay link]
@@ -649,10 +684,11 @@ def _games_section(page: ReportPage) -> str:
         '<p><label for="game-search">Find a game by id:</label> '
         '<input id="game-search" type="search" inputmode="numeric" autocomplete="off" '
         'placeholder="game id"> <span id="search-note" role="status"></span></p>'
+        f"{entrant_filter}"
         '<div class="scroll"><table id="game-table"><thead><tr><th>game</th><th>seed</th>'
         "<th>team 0</th><th>team 1</th><th>team 2</th><th>deals</th><th>faults</th>"
         f'<th>worth watching</th></tr></thead><tbody id="game-rows">'
-        f"{''.join(_game_row(g, page) for g in shown)}</tbody>"
+        f"{''.join(_game_row(g, page, index) for g in shown)}</tbody>"
         '<tbody id="search-rows" hidden></tbody></table></div>'
         f'<script type="application/json" id="games-data">{script_json(data)}</script>'
         "</section>"
@@ -694,6 +730,8 @@ td.team { min-width: 9rem; overflow-wrap: anywhere; }
 input[type=search] { font: inherit; padding: .2rem .4rem; width: 10rem; }
 small { color: var(--muted); }
 td.game { white-space: nowrap; }
+.times-summary { font-size: .8rem; color: var(--muted); overflow-wrap: normal; }
+select { font: inherit; max-width: 100%; }
 @media (max-width: 600px) {
   body { padding: .6rem; } table { font-size: .8rem; } .barcell { min-width: 6rem; width: 8rem; }
   .boxcell { min-width: 11rem; }
@@ -709,7 +747,12 @@ SCRIPT: Final = """
   const featured = document.getElementById("game-rows");
   const found = document.getElementById("search-rows");
   const note = document.getElementById("search-note");
+  const filter = document.getElementById("entrant-filter");  // absent: nothing to filter
+  const filterNote = document.getElementById("filter-note");
   const LIMIT = 50;
+  // The entrant the games are filtered by (an index into data.entrants), or null.
+  const chosen = () => (filter && filter.value !== "" ? Number(filter.value) : null);
+  const plays = (teams, who) => who === null || teams.includes(who);
   function cell(row, text, className) {
     const td = row.insertCell();
     td.textContent = text;
@@ -720,6 +763,7 @@ SCRIPT: Final = """
     const [id, seed, teams, scores, winner, deals, faults, replay] = game;
     const row = document.createElement("tr");
     row.dataset.game = String(id);
+    row.dataset.entrants = teams.join(" ");
     const first = row.insertCell();
     first.className = "game";
     if (replay) {
@@ -745,19 +789,35 @@ SCRIPT: Final = """
     cell(row, winner === null ? "draw" : "");
     found.append(row);
   }
-  input.addEventListener("input", () => {
+  function search() {
     const query = input.value.trim();
     found.replaceChildren();
     if (!query) {
       featured.hidden = false; found.hidden = true; note.textContent = ""; return;
     }
-    const matches = data.games.filter((g) => String(g[0]).startsWith(query));
+    const who = chosen();
+    const matches = data.games.filter((g) => String(g[0]).startsWith(query) && plays(g[2], who));
     matches.slice(0, LIMIT).forEach(show);
     featured.hidden = true; found.hidden = false;
     note.textContent = matches.length === 0 ? "no game with that id"
       : matches.length > LIMIT ? matches.length + " games, the first " + LIMIT + " shown"
       : matches.length + (matches.length === 1 ? " game" : " games");
-  });
+  }
+  input.addEventListener("input", search);
+  // The games list by entrant: rows of games the chosen entrant did not play are hidden.
+  function applyFilter() {
+    const who = chosen();
+    let shown = 0;
+    for (const row of featured.rows) {
+      row.hidden = !plays(row.dataset.entrants.split(" ").map(Number), who);
+      if (!row.hidden) shown += 1;
+    }
+    filterNote.textContent = who === null ? ""
+      : shown + " of " + featured.rows.length + " listed games are " +
+        data.entrants[who] + "'s";
+    search();
+  }
+  if (filter) filter.addEventListener("change", applyFilter);
 })();
 """
 
@@ -784,18 +844,27 @@ def render_report(page: ReportPage) -> str:
         ("games", "Games", True),
     ]
     nav = "".join(f'<a href="#{anchor}">{text}</a>' for anchor, text, shown in links if shown)
+    header = (
+        f'<h1>Run {_e(run.id)}</h1><p id="summary">{_e(run.status)}, started '
+        f"{_e(run.created_at)}: {report.games} games, {report.draws} draws, {seeds}; "
+        f"par = {100 * PAR:.1f} %.</p>"
+        f"<p>95% intervals: {_e(INTERVALS['method'])}, {INTERVALS['replicates']} "
+        "replicates; the same figures as <code>arena report</code>.</p>"
+        f"<nav>{nav}</nav>"
+    )
+    return page_document(f"Run {run.id} — Schmier Arena report", header, sections)
+
+
+def page_document(title: str, header: str, sections: Sequence[str], style: str = "") -> str:
+    """A page of the report's kind: its style (and ``style``), ``header`` and ``sections``
+    as given (markup, escaped by the caller), and the games list's script."""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(SCRIPT)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Run {_e(run.id)} — Schmier Arena report</title>"
-        f"<style>{STYLE}</style></head><body>"
-        f'<header><h1>Run {_e(run.id)}</h1><p id="summary">{_e(run.status)}, started '
-        f"{_e(run.created_at)}: {report.games} games, {report.draws} draws, {seeds}; "
-        f"par = {100 * PAR:.1f} %.</p>"
-        f"<p>95% intervals: {_e(INTERVALS['method'])}, {INTERVALS['replicates']} "
-        "replicates; the same figures as <code>arena report</code>.</p>"
-        f"<nav>{nav}</nav></header><main>{''.join(sections)}</main>"
+        f"<title>{_e(title)}</title>"
+        f"<style>{STYLE}{style}</style></head><body>"
+        f"<header>{header}</header><main>{''.join(sections)}</main>"
         f"<script>{SCRIPT}</script></body></html>\n"
     )
