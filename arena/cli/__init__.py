@@ -16,6 +16,7 @@ from .replay import replay
 from .report import report
 from .run import run
 from .submit import submit
+from .try_ import try_bot
 
 __all__ = ["app"]
 
@@ -26,4 +27,5 @@ app = typer.Typer(
 )
 for command in (play, run, compare, report, replay, submit, bots):
     app.command()(command)
+app.command(name="try")(try_bot)
 app.add_typer(bench_app, name="bench")
