@@ -17,6 +17,7 @@ the bot in a ``Notice`` as the table tells it, and nothing is played on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -41,9 +42,10 @@ from arena.v1 import arena_pb2 as pb
 from arena.wire.answers import FaultKind, Refusal, Stale, decode_answer
 from arena.wire.protocol import KIND_TO_PB, EventTranslator, legal_to_pb, view_to_pb
 
-from .match import Match, MatchPlan, Referee
+from .match import MANUAL_JOIN_TIMEOUT_S, Match, MatchPlan, Referee
 from .policy import POLICY, fallback_action
 from .server import LinkClosedError, SeatLink
+from .starved import StarvationCredit
 from .table import SEND_TIMEOUT, TableSettings
 
 SEAT: Final = 0  # the tried bot's seat: every request is one of seat 0's decisions
@@ -261,34 +263,65 @@ class TrialResult:
         )
 
 
+@dataclass(frozen=True)
+class _Answered:
+    """The bot's answer (or the refusal in its place), its time from the request, and the
+    time charged to it: less what other bots' load kept it off the CPU, as at a table."""
+
+    answer: Action | Refusal
+    seconds: float | None = None
+    charged: float = 0.0
+
+
+async def _read(
+    link: SeatLink, kind: DecisionKind, request_id: int, timeout: float
+) -> Action | Refusal:
+    """The next message that answers ``request_id`` or refuses to (TimeoutError after
+    ``timeout``; LinkClosedError when the stream ends)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            raw = await link.inbox.get()
+            if raw is None:
+                raise LinkClosedError
+            decoded = decode_answer(raw, kind, request_id)
+            if not isinstance(decoded, Stale):
+                return decoded
+            # A late answer to an earlier request: dropped, as the table drops it.
+
+
 async def _answer(
-    link: SeatLink, scenario: Scenario, request_id: int, deadline_s: float
-) -> tuple[Action | Refusal, float | None]:
-    """The bot's answer to ``request_id`` (the refusal in its place) and its time."""
+    link: SeatLink, scenario: Scenario, request_id: int, settings: TableSettings
+) -> _Answered:
+    """Wait for the answer to ``request_id`` (just sent) as the table waits: the decision's
+    time plus the bank, moved on by the time the bot was starved of CPU; then judge it."""
     sent = time.monotonic()
-    kind = scenario.kind
+    credit = StarvationCredit.since_now(link.cpu_meter)
+    limit_ms = settings.decision_ms + settings.overage_ms
+    decoded: Action | Refusal | None = None
     try:
-        async with asyncio.timeout(deadline_s):
-            while True:
-                raw = await link.inbox.get()
-                if raw is None:
-                    raise LinkClosedError
-                decoded = decode_answer(raw, kind, request_id)
-                if not isinstance(decoded, Stale):
-                    break
-                # A late answer to an earlier request: dropped, as the table drops it.
-    except TimeoutError:
-        return Refusal(FaultKind.TIMEOUT, f"no answer within {deadline_s * 1000:.0f} ms"), None
+        try:
+            decoded = await _read(link, scenario.kind, request_id, limit_ms / 1000)
+        except TimeoutError:
+            while credit is not None and decoded is None and (extra := credit.more()) > 0:
+                with contextlib.suppress(TimeoutError):
+                    decoded = await _read(link, scenario.kind, request_id, extra)
     except LinkClosedError:
-        return Refusal(FaultKind.CLOSED, link.close_reason), None
+        return _Answered(Refusal(FaultKind.CLOSED, link.close_reason))
+    if decoded is None:
+        return _Answered(Refusal(FaultKind.TIMEOUT, f"no answer within {limit_ms} ms"))
     seconds = time.monotonic() - sent
+    starved = 0.0
+    if credit is not None and seconds * 1000 > settings.decision_ms:
+        credit.more()
+        starved = credit.granted
+    charged = max(0.0, seconds - starved)
     if isinstance(decoded, Refusal):
-        return decoded, seconds
+        return _Answered(decoded, seconds, charged)
     try:
         scenario.game.copy().apply(decoded)  # the one door judges it, as in a match
     except IllegalActionError as error:
-        return Refusal(FaultKind.ILLEGAL, str(error), str(decoded)), seconds
-    return decoded, seconds
+        return _Answered(Refusal(FaultKind.ILLEGAL, str(error), str(decoded)), seconds, charged)
+    return _Answered(decoded, seconds, charged)
 
 
 def _request_message(
@@ -331,15 +364,15 @@ async def _converse(
     if not await link.send(pb.RefereeMessage(welcome=welcome), SEND_TIMEOUT):
         result.problem = "the bot stopped reading before its welcome"
         return
-    deadline_s = (settings.decision_ms + settings.overage_ms) / 1000
     for index, scenario in enumerate(chosen):
         request_id = index + 1
         message = _request_message(scenario, index, request_id, settings)
         if not await link.send(message, SEND_TIMEOUT):
             result.problem = f"request {request_id} could not be delivered: {link.close_reason}"
             return
-        answer, seconds = await _answer(link, scenario, request_id, deadline_s)
-        exchange = _judge(request_id, scenario, answer, seconds, settings)
+        answered = await _answer(link, scenario, request_id, settings)
+        answer = answered.answer
+        exchange = _judge(request_id, scenario, answered, settings)
         result.exchanges.append(exchange)
         if exchange.verdict == FaultKind.CLOSED.value:
             result.problem = f"the bot's stream closed: {link.close_reason}"
@@ -356,21 +389,18 @@ async def _converse(
 
 
 def _judge(
-    request_id: int,
-    scenario: Scenario,
-    answer: Action | Refusal,
-    seconds: float | None,
-    settings: TableSettings,
+    request_id: int, scenario: Scenario, answered: _Answered, settings: TableSettings
 ) -> Exchange:
+    answer, seconds = answered.answer, answered.seconds
     if isinstance(answer, Refusal):
         return Exchange(
             request_id, scenario, answer.sent, answer.kind.value, answer.reason, seconds
         )
-    assert seconds is not None
-    if seconds * 1000 > settings.decision_ms:
+    if answered.charged * 1000 > settings.decision_ms:
         reason = (
-            f"answered after {seconds * 1000:.0f} ms, over the {settings.decision_ms} ms of "
-            "a decision: in a match the overage bank pays for it, and an empty bank is a timeout"
+            f"answered after {answered.charged * 1000:.0f} ms of its own, over the "
+            f"{settings.decision_ms} ms of a decision: in a match the overage bank pays "
+            "for it, and an empty bank is a timeout"
         )
         return Exchange(request_id, scenario, str(answer), Verdict.LATE, reason, seconds)
     return Exchange(request_id, scenario, str(answer), Verdict.OK, "", seconds)
@@ -413,7 +443,9 @@ def try_bot(
             match = Match(referee, plan)
             match.launch()
             try:
-                await match.joined(settings.join_timeout_s)
+                # The seat's own join deadline decides (moved on, as at a table, by the
+                # time the bot was starved of CPU); this bound is only a backstop.
+                await match.joined(MANUAL_JOIN_TIMEOUT_S)
                 link = match.links[SEAT]
                 result.bot_name = link.bot_name
                 result.joined = link.joined.is_set() and link.connected
