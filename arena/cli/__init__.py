@@ -11,7 +11,9 @@ import typer
 from .bench import bench_app
 from .bots import bots
 from .compare import compare
+from .new import new
 from .play import play
+from .proto import proto
 from .replay import replay
 from .report import report
 from .run import run
@@ -25,7 +27,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-for command in (play, run, compare, report, replay, submit, bots):
+for command in (play, run, compare, report, replay, submit, bots, new, proto):
     app.command()(command)
 app.command(name="try")(try_bot)
 app.add_typer(bench_app, name="bench")
