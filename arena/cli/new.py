@@ -11,7 +11,10 @@ from arena.present.safe_text import literal
 
 from .common import console, fail
 
-LANGUAGE_HELP = "python (the SDK), node (JavaScript, @grpc/grpc-js) or cpp (gRPC C++, CMake)."
+LANGUAGE_HELP = (
+    "python (the SDK), node (JavaScript, @grpc/grpc-js), cpp (gRPC C++, CMake) or ruby "
+    "(Debian's ruby-grpc)."
+)
 
 
 def new(

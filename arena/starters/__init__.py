@@ -22,10 +22,11 @@ from arena.bots.sandbox import contract_dir
 __all__ = ["CONTRACT", "LANGUAGES", "StarterError", "contract_file", "new_bot", "write_contract"]
 
 CONTRACT: Final = Path("arena", "v1", "arena.proto")  # under a proto directory
-LANGUAGES: Final = ("python", "node", "cpp")
+LANGUAGES: Final = ("python", "node", "cpp", "ruby")
 PLACEHOLDER: Final = "__BOT_NAME__"
-# Loaded from the contract at start (node) or compiled from it (cpp); Python uses the SDK.
-WITH_CONTRACT: Final = frozenset({"node", "cpp"})
+# Loaded from the contract at start (node) or generated from it (cpp, ruby); Python uses
+# the SDK.
+WITH_CONTRACT: Final = frozenset({"node", "cpp", "ruby"})
 TEMPLATES: Final = Path(__file__).resolve().parent
 SKIPPED: Final = frozenset({"__pycache__"})
 

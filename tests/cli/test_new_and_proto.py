@@ -61,7 +61,7 @@ def test_new_refuses_a_bad_name_a_language_and_an_existing_directory(tmp_path: P
     assert bad_name.exit_code == 2 and "invalid bot name" in bad_name.stderr
     bad_lang = invoke("new", "bot", "--lang", "cobol", "--dir", str(tmp_path))
     assert bad_lang.exit_code == 2
-    assert "no starter for 'cobol': choose one of python, node, cpp" in bad_lang.stderr
+    assert "no starter for 'cobol': choose one of python, node, cpp, ruby" in bad_lang.stderr
     assert list(tmp_path.iterdir()) == []
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "mine.txt").write_text("keep me")

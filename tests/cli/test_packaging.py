@@ -14,6 +14,7 @@ import pytest
 
 from arena.bots.manifest import compute_version
 from arena.bots.samples import sample_bot, sample_bots_dir
+from arena.starters import LANGUAGES
 
 REPO = Path(__file__).resolve().parents[2]
 # What a wheel is not built from: caches, results, builds, other environments.
@@ -105,7 +106,7 @@ def test_installed_wheel_runs_the_sample_bots(tmp_path: Path) -> None:
     printed = subprocess.run([arena, "proto"], cwd=empty, capture_output=True, text=True)
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout == (REPO / "proto" / "arena" / "v1" / "arena.proto").read_text()
-    for language in ("python", "node", "cpp"):
+    for language in LANGUAGES:
         made = subprocess.run([arena, "new", f"my_{language}", "--lang", language], cwd=empty)
         assert made.returncode == 0
         assert sorted(p.name for p in (empty / f"my_{language}").iterdir()) == sorted(

@@ -21,9 +21,10 @@ NEEDS = {
     "python": (),
     "node": ("node", "npm"),
     "cpp": ("cmake", "g++", "pkg-config", "protoc", "grpc_cpp_plugin"),
+    "ruby": ("ruby", "protoc", "grpc_ruby_plugin"),
 }
 # npm ci downloads the node starter's two packages: the operator gives its build the network.
-BUILD_OPTIONS = {"python": [], "node": ["--build-network"], "cpp": []}
+BUILD_OPTIONS = {"python": [], "node": ["--build-network"], "cpp": [], "ruby": []}
 
 
 def invoke(*args: str) -> Result:
