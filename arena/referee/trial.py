@@ -207,7 +207,7 @@ def _first_of_each_case(
 
 
 class Verdict:
-    """What came of one request (a word, for people and for ``--json``-like use)."""
+    """What came of a request whose answer was not a fault (a word, as printed)."""
 
     OK: Final = "ok"
     LATE: Final = "late"  # legal, after time_ms: in a match it draws on the overage bank
