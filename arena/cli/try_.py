@@ -117,6 +117,8 @@ def _exchange_line(exchange: Exchange, total: int) -> Text:
     case = exchange.scenario.case
     timing = "" if exchange.seconds is None else f" in {exchange.seconds * 1000:.0f} ms"
     answer = exchange.answer or "nothing"
+    if answer == "discard":  # the engine's text of an empty discard (R5.2 allows it)
+        answer = "discard no card"
     style = "green" if exchange.passed else "bold red"
     line = Text.assemble(
         f"{exchange.index}/{total} {case.kind.value}: {case.name} ({case.rules}): ",
