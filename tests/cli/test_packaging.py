@@ -109,11 +109,15 @@ def test_installed_wheel_runs_the_sample_bots(tmp_path: Path) -> None:
     for language in LANGUAGES:
         made = subprocess.run([arena, "new", f"my_{language}", "--lang", language], cwd=empty)
         assert made.returncode == 0
-        assert sorted(p.name for p in (empty / f"my_{language}").iterdir()) == sorted(
+        template = [
             p.name
             for p in (REPO / "arena" / "starters" / language).iterdir()
             if p.name != "__pycache__"
-        ) + (["proto"] if language != "python" else [])
+        ]
+        contract = ["proto"] if language != "python" else []
+        assert sorted(p.name for p in (empty / f"my_{language}").iterdir()) == sorted(
+            template + contract
+        )
     assert (empty / "my_cpp" / "proto" / "arena" / "v1" / "arena.proto").read_text() == (
         printed.stdout
     )
