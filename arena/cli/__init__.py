@@ -12,11 +12,14 @@ from .bench import bench_app
 from .bots import bots
 from .compare import compare
 from .logs import logs
+from .new import new
 from .play import play
+from .proto import proto
 from .replay import replay
 from .report import report
 from .run import run
 from .submit import submit
+from .try_ import try_bot
 
 __all__ = ["app"]
 
@@ -25,6 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-for command in (play, run, compare, report, replay, logs, submit, bots):
+for command in (play, run, compare, report, replay, logs, submit, bots, new, proto):
     app.command()(command)
+app.command(name="try")(try_bot)
 app.add_typer(bench_app, name="bench")

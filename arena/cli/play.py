@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -98,10 +99,23 @@ def play(
         fail("R1.1: seats are 0..5")
 
     def show_manual(seats: list[ManualSeat]) -> None:
+        # Every variable docs/PROTOCOL.md §1 lists, as the arena sets them for a seat it
+        # launches (ARENA_BOT_DIR: the directory the bot is started from).
+        from arena.bots.sandbox import contract_dir
+
+        contract = contract_dir()
         for seat in seats:
+            env = {
+                "ARENA_ADDRESS": seat.address,
+                "ARENA_TOKEN": seat.token,
+                "ARENA_SEAT": str(seat.seat),
+                "ARENA_SEED": seat.seed,
+                "ARENA_PROTO_DIR": "" if contract is None else str(contract),
+            }
+            words = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
             console.print(
-                f"seat {seat.seat} is open: start your bot with "
-                f"ARENA_ADDRESS={seat.address} ARENA_TOKEN={seat.token}",
+                f"seat {seat.seat} is open: start your bot, from its directory, with\n"
+                f'  {words} ARENA_BOT_DIR="$PWD" <your command>',
                 highlight=False,
                 markup=False,
             )

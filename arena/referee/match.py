@@ -192,6 +192,7 @@ class ManualSeat:
     seat: int
     address: str
     token: str
+    seed: str = ""  # ARENA_SEED, as a launched bot of this seat would get it
 
 
 class Match:
@@ -227,7 +228,8 @@ class Match:
             self.referee.register(link)
             self.links.append(link)
             if manual:
-                self.manual.append(ManualSeat(seat, link.address, link.token))
+                seed = _seat_seed(plan, seat)
+                self.manual.append(ManualSeat(seat, link.address, link.token, seed))
                 continue
             spec = plan.entrants[seat % 3]
             env = {

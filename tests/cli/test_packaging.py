@@ -14,6 +14,7 @@ import pytest
 
 from arena.bots.manifest import compute_version
 from arena.bots.samples import sample_bot, sample_bots_dir
+from arena.starters import LANGUAGES
 
 REPO = Path(__file__).resolve().parents[2]
 # What a wheel is not built from: caches, results, builds, other environments.
@@ -39,13 +40,29 @@ def test_sample_bots_dir_in_a_checkout() -> None:
 
 
 def test_pyproject_lists_every_package() -> None:
-    """pyproject.toml lists the packages (it maps arena.sample_bots): none is forgotten."""
+    """pyproject.toml lists the packages (it maps arena.sample_bots and arena.proto): none
+    is forgotten."""
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     found = {
         ".".join(init.parent.relative_to(REPO).parts) for init in REPO.glob("arena/**/__init__.py")
     }
-    assert set(config["packages"]) == found | {"arena.sample_bots"}
-    assert config["package-dir"] == {"arena.sample_bots": "sample_bots"}
+    assert set(config["packages"]) == found | {"arena.sample_bots", "arena.proto"}
+    assert config["package-dir"] == {"arena.sample_bots": "sample_bots", "arena.proto": "proto"}
+
+
+def test_package_data_ships_every_starter_file() -> None:
+    """Every file of the starters' templates (arena new) matches a package-data pattern."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = config["package-data"]["arena.starters"]
+    templates = REPO / "arena" / "starters"
+    files = [
+        path.relative_to(templates)
+        for path in templates.rglob("*")
+        if path.is_file() and path.parent != templates and "__pycache__" not in path.parts
+    ]
+    assert len(files) >= 12
+    for path in files:
+        assert any(path.match(pattern) for pattern in patterns), path
 
 
 @pytest.mark.slow
@@ -84,3 +101,23 @@ def test_installed_wheel_runs_the_sample_bots(tmp_path: Path) -> None:
     shown = subprocess.run(page, cwd=empty, capture_output=True, text=True, timeout=300)
     assert shown.returncode == 0, shown.stdout + shown.stderr
     assert "window.replay" in (empty / "game.html").read_text(encoding="utf-8")
+    # The contract and the starters ship too: arena proto prints it, arena new copies it.
+    arena = str(venv / "bin" / "arena")
+    printed = subprocess.run([arena, "proto"], cwd=empty, capture_output=True, text=True)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == (REPO / "proto" / "arena" / "v1" / "arena.proto").read_text()
+    for language in LANGUAGES:
+        made = subprocess.run([arena, "new", f"my_{language}", "--lang", language], cwd=empty)
+        assert made.returncode == 0
+        template = [
+            p.name
+            for p in (REPO / "arena" / "starters" / language).iterdir()
+            if p.name != "__pycache__"
+        ]
+        contract = ["proto"] if language != "python" else []
+        assert sorted(p.name for p in (empty / f"my_{language}").iterdir()) == sorted(
+            template + contract
+        )
+    assert (empty / "my_cpp" / "proto" / "arena" / "v1" / "arena.proto").read_text() == (
+        printed.stdout
+    )
