@@ -322,11 +322,15 @@ class LocalProcessExecutor:
         """A referee process that died (its matches failed: the runner plays them again)
         is replaced by a fresh one with the same tables."""
         loop = asyncio.get_running_loop()
+        lost = []
+        # Replaced before any await: two matches played again at once must not both
+        # replace it (one replacement would be left running).
         for index, referee in enumerate(self._referees):
             if referee.ended:
-                await referee.stop()
-                self._lost.append(referee)
+                lost.append(referee)
                 self._referees[index] = _RefereeProcess(referee.tables, self._join_timeout, loop)
+        self._lost += lost
+        await asyncio.gather(*(referee.stop() for referee in lost))
 
     async def play(
         self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame

@@ -141,7 +141,9 @@ def _check_report_json(data: dict[str, Any], run_id: str, games: int) -> None:
     assert all(s["seeds"] == 1 for s in standings)
     assert all(h["seeds"] == 1 for h in data["head_to_head"])
     assert data["head_to_head"]
-    assert data["intervals"]["method"].startswith("percentile bootstrap over game seeds")
+    assert "percentile bootstrap over game seeds" in data["intervals"]["method"]
+    # one seed is too few for any interval: none is given, and each figure says so
+    assert all(s["ci_low"] is None and s["too_few_seeds"] for s in standings)
     assert data["ratings"] == []  # two entrants
 
 
@@ -224,7 +226,8 @@ def test_run_and_report_fit_80_columns(three_entrant_run: ThreeEntrantRun) -> No
     ]
     assert len(rating_lines) == 3, report.stdout
     for line in rating_lines:  # the figures of a rating line are whole
-        assert re.search(r"│ +[+-]\d+ to [+-]\d+ │ +12 │ +2$", line), line
+        # two seeds are too few for an interval (stats.MIN_SEEDS_FOR_INTERVAL): said so
+        assert re.search(r"│ +too few seeds │ +12 │ +2$", line), line
 
 
 def test_report_wide_adds_the_secondary_columns(three_entrant_run: ThreeEntrantRun) -> None:
@@ -244,7 +247,8 @@ def test_report_json_of_three_entrants_has_ratings(three_entrant_run: ThreeEntra
     assert [r["rating"] for r in ratings] == sorted((r["rating"] for r in ratings), reverse=True)
     for r in ratings:
         assert (r["games"], r["seeds"]) == (12, 2)
-        assert r["low"] <= r["rating"] <= r["high"]
+        # two seeds are too few for an interval: none, and said so
+        assert r["low"] is None and r["high"] is None and r["too_few_seeds"], r
 
 
 def test_report_json(stored_run: StoredRun) -> None:

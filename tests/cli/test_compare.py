@@ -55,7 +55,10 @@ def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_pat
     assert verdict["games"] == games == _stored_games(db)
     assert verdict["groups"] == games // 6
     assert verdict["llr"] >= verdict["upper"]
-    assert verdict["interval"][0] > 0.5
+    if verdict["groups"] >= 4:  # stats.MIN_SEEDS_FOR_INTERVAL: each group is one seed
+        assert verdict["interval"][0] > 0.5
+    else:
+        assert verdict["interval"] is None and verdict["too_few_seeds"], verdict
     assert f"{verdict['groups']} seed groups, {games} games" in first.stdout
 
     # The comparison is a run of the database: the report reads it.

@@ -20,6 +20,7 @@ from arena.tournament.report import build_report
 from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, run_tournament
 from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
+from arena.tournament.stats import MIN_SEEDS_FOR_INTERVAL
 
 from .helpers import (
     StoredGame,
@@ -188,7 +189,11 @@ def test_standings_add_up(finished: FinishedRun) -> None:
     for s in report.standings:
         assert s.games == s.wins + s.draws + s.losses, s
         assert s.score == s.wins + s.draws / 2
-        assert s.ci_low <= s.win_rate <= s.ci_high, s
+        if s.seeds >= MIN_SEEDS_FOR_INTERVAL:
+            assert s.ci_low is not None and s.ci_high is not None, s
+            assert s.ci_low <= s.win_rate <= s.ci_high and s.ci_low < s.ci_high, s
+        else:
+            assert s.ci_low is None and s.ci_high is None and s.too_few_seeds, s
     # one row per team of every game: three per game
     assert sum(s.games for s in report.standings) == 3 * total
     # one winning team in each game that is not a draw
