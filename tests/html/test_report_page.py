@@ -89,11 +89,13 @@ def report_run(tmp_path_factory: pytest.TempPathFactory) -> ReportRun:
     root = tmp_path_factory.mktemp("report")
     db = root / "results" / "arena.db"
     page = root / "results" / "arena-report.html"  # --html's default: <db stem>-report.html
-    # card_not_held's behaviour is in the zoo's zoolib beside it: a bot runs from a copy of
-    # its own directory only, so the copy played here holds zoolib too.
+    # card_not_held's behaviour is in the zoo's zoolib beside it, which builds on the
+    # referee tests' botlib: a bot runs from a copy of its own directory only, so the copy
+    # played here holds both.
     zoo_bot = root / ENTRANTS[2].name
     shutil.copytree(ENTRANTS[2], zoo_bot, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ENTRANTS[2].parent / "zoolib.py", zoo_bot)
+    shutil.copy(REPO_ROOT / "tests" / "referee" / "bots" / "botlib.py", zoo_bot)
     # Four seeds: the fewest for which the report gives intervals.
     result = invoke(
         "run",
@@ -153,12 +155,25 @@ def test_every_entrant_shows_the_json_reports_interval(
     for number, expected in enumerate(ratings):
         row = rating_rows.nth(number)
         assert row.get_attribute("data-entrant") == expected["entrant"]
-        assert float(row.get_attribute("data-low") or "nan") == expected["low"]
-        assert float(row.get_attribute("data-high") or "nan") == expected["high"]
-        interval = f"{expected['low']:+.0f} to {expected['high']:+.0f}"
+        low, high = expected["low"], expected["high"]
+        assert bound(row.get_attribute("data-low")) == low
+        assert bound(row.get_attribute("data-high")) == high
+        if low is not None and high is not None:
+            interval = f"{low:+.0f} to {high:+.0f}"
+        elif low is not None:  # open above: only the regularisation would bound it
+            interval = f"> {low:+.0f}"
+        elif high is not None:
+            interval = f"< {high:+.0f}"
+        else:
+            interval = "unbounded"
         assert row.locator("td.ci").text_content() == interval
     assert page_log.errors == []
     assert page_log.requests_besides(url) == []
+
+
+def bound(attribute: str | None) -> float | None:
+    """An interval bound from the page: empty where the report has none."""
+    return None if not attribute else float(attribute)
 
 
 def test_the_heat_map_cells_are_the_head_to_head_scores(report_run: ReportRun, page: Page) -> None:

@@ -400,7 +400,7 @@ def _ratings_section(report: RunReport) -> str:
         bar = "" if r.too_few_seeds else _interval_bar(r.rating, low, high, scale, 0.0, interval)
         rows.append(
             f'<tr data-entrant="{_e(r.entrant)}" data-rating="{r.rating!r}" '
-            f'data-low="{r.low!r}" data-high="{r.high!r}">'
+            f'data-low="{_bound(r.low)}" data-high="{_bound(r.high)}">'
             f'<td class="num">{rank}</td><td class="name">{_e(r.entrant)}</td>'
             f'<td class="num rating">{r.rating:+.0f}</td><td class="num ci">{_e(interval)}</td>'
             f'<td class="barcell">{bar}'
@@ -425,6 +425,12 @@ def _rate_bar(
     return _interval_bar(rate, low, high, scale, PAR, text + " %")
 
 
+def _bound(value: float | None) -> str:
+    """An interval's bound for a data attribute: empty where there is none (open, or too
+    few seeds), never the text "None"."""
+    return "" if value is None else repr(value)
+
+
 def _versus_par(low: float | None, high: float | None) -> tuple[str, str]:
     if low is None or high is None:
         return "unclear", "unclear"
@@ -445,7 +451,7 @@ def _standings_section(report: RunReport) -> str:
         bids = "–" if not s.bids_made else f"{s.bids_won}/{s.bids_made}"
         rows.append(
             f'<tr data-entrant="{_e(s.entrant)}" data-win-rate="{s.win_rate!r}" '
-            f'data-ci-low="{s.ci_low!r}" data-ci-high="{s.ci_high!r}">'
+            f'data-ci-low="{_bound(s.ci_low)}" data-ci-high="{_bound(s.ci_high)}">'
             f'<td class="num">{rank}</td><td class="name">{_e(s.entrant)}</td>'
             f'<td class="num">{s.games}</td><td class="num">{s.seeds}</td>'
             f'<td class="num">{s.wins}/{s.draws}/{s.losses}</td>'
