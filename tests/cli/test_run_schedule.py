@@ -89,7 +89,8 @@ def test_a_twelve_entrant_sampled_run_completes_resumes_and_is_rated(tmp_path: P
     assert report.exit_code == 0, show(report)
     ratings = json.loads(report.stdout)["ratings"]
     assert len(ratings) == 12
-    assert all(r["low"] <= r["rating"] <= r["high"] for r in ratings)
+    # one game per match: one seed, too few for an interval (said, never a point)
+    assert all(r["low"] is None and r["high"] is None and r["too_few_seeds"] for r in ratings)
     assert [r["rating"] for r in ratings] == sorted((r["rating"] for r in ratings), reverse=True)
     assert "Ranking by rating" in result.stdout  # and arena run's own report ranks by it
 

@@ -47,7 +47,7 @@ def test_a_cluster_run_stores_the_games_a_local_run_stores(
     # Both workers played, and the seats' logs came back where a local run leaves them.
     for worker in shared_cluster.workers:
         assert match_logs(worker), f"{worker.name} played no match\n{shared_cluster.logs()}"
-    coordinator_logs = sorted((tmp_path / "logs").glob("*/*/seat0.log"))
+    coordinator_logs = sorted((tmp_path / "cluster-logs").glob("*/*/seat0.log"))
     assert len(coordinator_logs) == 6
 
 
@@ -94,7 +94,7 @@ def test_a_build_that_fails_on_a_worker_is_reported_like_a_local_one(
     )
     done = arena_run(tmp_path, command)
     assert done.returncode == 2, shown(done)
-    assert "did not build" in done.stderr and "exit code 7" in done.stderr, shown(done)
+    assert "did not build" in done.stderr and "exit status 7" in done.stderr, shown(done)
     assert "no compiler here" in done.stderr, shown(done)  # the log's tail, as locally
     assert "Traceback" not in done.stderr, shown(done)
 

@@ -24,6 +24,7 @@ from arena.bots.samples import sample_bots_dir
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES, WORKDIR, sandbox_problem
 from arena.cli import app
 from arena.tournament.play import PlayResult, play_one_game
+from arena.tournament.results import logs_beside
 
 BOTS = Path(__file__).resolve().parent / "bots"
 REPO = Path(__file__).resolve().parents[2]
@@ -219,7 +220,7 @@ def test_arena_run_keeps_the_results_database_and_logs_from_bots(tmp_path: Path)
     )
     assert outcome.exit_code == 0, outcome.output
     assert "trusted code" not in outcome.output  # sandboxed: no warning
-    found = [r for log in (results / "logs").rglob("seat*.log") for r in reports_in(log)]
+    found = [r for log in logs_beside(db).rglob("seat*.log") for r in reports_in(log)]
     assert len(found) == 12, found  # six seatings, the attacker in two seats of each
     for report in found:
         for name, what in report["targets"].items():

@@ -133,9 +133,11 @@ def _verdict_section(outcome: CompareOutcome) -> str:
 
 def _figures_section(outcome: CompareOutcome) -> str:
     state, test = outcome.state, outcome.test
+    bounds = ("", "")  # for the data attributes: empty where there is no interval
     if outcome.interval is None:
         interval, bar = f"too few seeds ({state.groups})", ""
     else:
+        bounds = (repr(outcome.interval[0]), repr(outcome.interval[1]))
         low, high = outcome.interval
         interval = f"{100 * low:.1f}–{100 * high:.1f} %"
         scale = _linear(min(low, 0.5) - 0.05, max(high, 0.5) + 0.05)
@@ -214,7 +216,7 @@ def _figures_section(outcome: CompareOutcome) -> str:
     )
     return (
         '<section id="figures"><h2>The figures</h2>'
-        f'<div class="scroll"><table data-low="{low!r}" data-high="{high!r}">'
+        f'<div class="scroll"><table data-low="{bounds[0]}" data-high="{bounds[1]}">'
         f"<tbody>{body}</tbody></table></div></section>"
     )
 
