@@ -37,7 +37,7 @@ from .helpers import (
 
 SEEDS = st.integers(min_value=0, max_value=2**63)
 GAME_SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

@@ -419,7 +419,7 @@ def build_bytes(recipe: Recipe, request: pb.DecisionRequest) -> bytes:
 # --- the tests ---------------------------------------------------------------------------
 
 FUZZ = settings(
-    max_examples=150,
+    max_examples=75,
     deadline=None,
     database=None,
     suppress_health_check=list(HealthCheck),
