@@ -340,11 +340,6 @@ def _percent(rate: float) -> str:
     return f"{100 * rate:.1f}"
 
 
-def _percent_interval(low: float | None, high: float | None) -> str:
-    # As the text report (whole percents, never a point; too few seeds for none).
-    return percent_interval(low, high)
-
-
 def _entrant_order(report: RunReport) -> list[str]:
     """Entrants in the report's ranking: by rating where it has ratings, else by win rate."""
     ranked = [r.entrant for r in report.ratings] or [s.entrant for s in report.standings]
@@ -445,7 +440,7 @@ def _standings_section(report: RunReport) -> str:
     scale = _linear(0.0, 1.0)
     rows = []
     for rank, s in enumerate(report.standings, start=1):
-        interval = _percent_interval(s.ci_low, s.ci_high)
+        interval = percent_interval(s.ci_low, s.ci_high)
         word, css = _versus_par(s.ci_low, s.ci_high)
         decision = "–" if s.mean_decision_ms is None else f"{s.mean_decision_ms:.1f}"
         bids = "–" if not s.bids_made else f"{s.bids_won}/{s.bids_made}"
@@ -503,7 +498,7 @@ def _head_to_head_section(report: RunReport) -> str:
             title = (
                 f"{a}'s team ahead of {b}'s in {_percent(h.rate)} % of {h.pairs} team pairs "
                 f"of {h.games} shared games "
-                f"(ties half; 95% CI {_percent_interval(h.ci_low, h.ci_high)}, "
+                f"(ties half; 95% CI {percent_interval(h.ci_low, h.ci_high)}, "
                 f"{h.seeds} seeds; {h.a_ahead} ahead, {h.ties} ties, {h.b_ahead} behind)"
             )
             cells.append(
