@@ -1,33 +1,37 @@
-"""``arena bench stats``: the report's intervals and ``arena compare``'s test, checked on games.
+"""``arena bench stats``: the report's intervals and ``arena compare``'s test, checked.
 
-The bots are of known relative strength: ``greedy`` (G) and a greedy that plays a random
-legal card with probability p (N, ``NoisyBot``), played in-process (``inprocess``: the same
-messages, no transport). One seed group is one game seed in every seating of {G, N, N}
-and {G, G, N} (``compare.GROUP_SEATINGS``): six games dealt the same cards (R3.1a).
+Three checks, each printed as figures with the cells that miss what they promise:
 
-The study first plays two pools of seed groups, G against N and, for equal strength, N
-against a copy of N (its own random choices); then it samples repeated runs from them:
+- **The test on real games.** Pools of seed groups (one game seed in every seating of
+  {NEW, NEW, BASE} and {NEW, BASE, BASE}, ``compare.GROUP_SEATINGS``: six games on the same
+  cards, R3.1a) are played in-process (``inprocess``: the referee's messages, no transport)
+  for pairs of bots of known relation (``BOT_PAIRS``): lopsided (greedy against lowest),
+  close (greedy against a greedy that errs 10 % of its cards), noisy (two greedies erring
+  30 % and 70 %) and even (a noisy greedy against its copy). From them the study draws
+  units of two designs, seed groups and swap pairs (one seating and its mirror,
+  ``schedule.swap_pairs``: each pair on its own seed), and runs sequential tests on them
+  as ``arena compare`` does: at each pair's own advantage (the games needed, against the
+  test of 4c9cbd7, which kept the pseudo-observations for ever, on seed groups), at the
+  margin (the units' distribution tilted to a mean of 1/2 + margin: power) and at equal
+  strength (the even pool and its mirror image: false positives).
+- **The test on score distributions** that make it hard: 90 % and 98 % of units at exactly
+  1/2, a binomial, a uniform, a coin-like one (40 % at 0 and at 1), and pentanomial ones (a
+  swap pair's five values), each at 1/2 and tilted to the margin.
+- **Coverage of the 95 % intervals** (``stats.seed_rate_interval``, the standings' and the
+  head-to-head's) over runs of fresh seeds of a known world: each seed's chance drawn from a
+  beta law of the given mean and intra-seed correlation, nine team places a seed (as a
+  seed group's), at rates near 0, 1/3, 2/3 and 1 and 5 to 40 seeds. Real fresh seeds enough
+  to read coverage to ±0.02 would be about 18,000 seed groups a cell here (hours of
+  games); the pools' own correlations are printed beside the world's.
 
-- coverage: how often the seed-bootstrap 95 % interval of G's win rate (``SeedRatio``, as
-  the report's standings) holds the true value, and how often Wilson's interval per game
-  (``win_rate_interval``) does on the same runs. Once over runs of fresh seeds (the pool
-  cut into disjoint runs; the truth is the whole pool's value, itself an estimate), once
-  over many runs drawn with replacement from the pool (in that world the pool is the
-  population, so its value is the truth exactly);
-- the sequential test (``Sprt``, looked at every ``compare.DEFAULT_BATCH`` groups as
-  ``arena compare`` does): its false-positive rate at equal strength (the N-against-N
-  scores with their mirror images 1 - x, so the null world is exactly symmetric) and its
-  power at the margin (the G-against-N scores, exponentially tilted to a mean of 1/2 +
-  margin);
-- the games it needs at G's true advantage, and at the margin (both tilted), with
-  duplicate seed groups against the same test on independent deals: a group whose six
-  games come from six different seeds of the pool, so each game is dealt its own cards.
-
-Each figure is a plain fraction or count; nothing is asserted, the caller reads them.
+Nothing is asserted: the caller reads the figures, and ``misses`` lists the cells outside
+their promise (coverage below 0.95, false positives above alpha, power below 1 - beta),
+each with its Monte Carlo error, so that the study can fail where the statistics do.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import multiprocessing
 import random
@@ -35,7 +39,7 @@ import statistics
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal
 
 import numpy as np
@@ -45,30 +49,62 @@ from arena.bench.inprocess import load_python_bot, play_game_in_process
 from arena.bots.samples import sample_bot
 from arena.engine import Action, DecisionKind
 from arena.sdk.bot import Bot, Decision
-from arena.tournament.compare import DEFAULT_BATCH, GROUP_SEATINGS
-from arena.tournament.resample import SeedRatio
-from arena.tournament.sequential import Sprt, group_score
-from arena.tournament.stats import GameOutcome, finishing_positions, win_rate_interval
+from arena.tournament.compare import (
+    BATCH_GAMES,
+    GROUP_GAMES,
+    GROUP_SEATINGS,
+    PAIR_GAMES,
+)
+from arena.tournament.resample import SeedRatio, design_effect
+from arena.tournament.sequential import Sprt, Verdict, group_score, gsprt_llr
+from arena.tournament.stats import GameOutcome, finishing_positions, seed_rate_interval
 from arena.v1 import arena_pb2 as pb
 
-__all__ = ["NoisyBot", "StudyFigures", "StudySize", "bench_stats"]
+__all__ = [
+    "BOT_PAIRS",
+    "NoisyBot",
+    "SeedGroup",
+    "StudyFigures",
+    "StudySize",
+    "bench_stats",
+    "pair_scores",
+    "tilted",
+    "world_coverage",
+]
 
-STRONG: Final = 0  # entrant indices in GROUP_SEATINGS: G is NEW, N is BASE
-WEAK: Final = 1
-# Each seating holds two G-versus-N pairs of teams: a group's score is the share of its 12.
+NEW: Final = 0  # entrant indices in GROUP_SEATINGS
+BASE: Final = 1
+# Each seating holds two NEW-versus-BASE pairs of teams: a group's score is the share of 12.
 PAIRS_PER_SEATING: Final = 2
 CONFIDENCE: Final = 0.95
-# Run sizes (seeds) of the coverage sweep: `arena run --games 10` stands on 10 seeds.
-SWEEP_SEEDS: Final = (5, 10, 20, 40)
+# The coverage sweep's worlds: rates near 0, 1/3, 2/3 and 1, runs of 5 to 40 seeds, a
+# small and a large intra-seed correlation.
+WORLD_RATES: Final = (0.02, 1 / 3, 2 / 3, 0.98)
+WORLD_SEEDS: Final = (5, 10, 20, 40)
+WORLD_CORRELATIONS: Final = (0.05, 0.3)
+PLACES_PER_SEED: Final = 9  # NEW's team places in a seed group: 3 x 1 + 3 x 2
 
-Case = Literal["null", "margin", "duplicate", "independent", "margin-independent"]
-CASES: Final[tuple[Case, ...]] = (
-    "null",
-    "margin",
-    "duplicate",
-    "independent",
-    "margin-independent",
-)
+Player = tuple[Literal["greedy", "lowest", "noisy"], float]  # and a noisy one's error rate
+TestKind = Literal["4c9cbd7", "this"]
+
+
+@dataclass(frozen=True)
+class BotPair:
+    description: str
+    new: Player
+    base: Player
+
+
+BOT_PAIRS: Final[dict[str, BotPair]] = {
+    "lopsided": BotPair("greedy against lowest", ("greedy", 0.0), ("lowest", 0.0)),
+    "close": BotPair("greedy against a greedy erring 10 %", ("greedy", 0.0), ("noisy", 0.1)),
+    "noisy": BotPair(
+        "a greedy erring 30 % against one erring 70 %", ("noisy", 0.3), ("noisy", 0.7)
+    ),
+    "even": BotPair("a greedy erring 30 % against its copy", ("noisy", 0.3), ("noisy", 0.3)),
+}
+# The pairs whose games needed are measured at their own advantage and at the margin.
+UNEQUAL: Final = ("lopsided", "close", "noisy")
 
 
 class NoisyBot(Bot):
@@ -92,36 +128,36 @@ class NoisyBot(Bot):
 
 @dataclass(frozen=True)
 class StudySize:
-    """How much the study plays and samples; the defaults take a few minutes on two cores."""
+    """How much the study plays and samples; the defaults take about ten minutes on two
+    cores, most of it playing the pools."""
 
-    seeds: int = 300  # seed groups of G against N (six games each)
-    null_seeds: int = 150  # seed groups of N against a copy of N
-    run_seeds: int = 20  # seeds in one run of the coverage check
-    runs: int = 2000  # runs drawn from the pool for the coverage check
+    groups: int = 120  # seed groups played per pair of bots (six games each)
+    runs: int = 500  # fresh runs per coverage cell: coverage read to about ±0.02
     tests: int = 200  # sequential tests per case
-    p: float = 0.3  # N's chance of a random card
     margin: float = 0.05
     alpha: float = 0.05
     beta: float = 0.05
-    max_groups: int = 2000  # a test still undecided here counts as undecided
+    max_games: int = 3000  # a test still undecided here counts as undecided
     seed: int = 1  # first game seed (guessable: a benchmark)
     jobs: int = 1
 
     def __post_init__(self) -> None:
-        if min(self.seeds, self.null_seeds, self.run_seeds, self.runs, self.tests) < 1:
+        if min(self.groups, self.runs, self.tests) < 1:
             raise ValueError("every size of the study is at least 1")
-        if not 0.0 <= self.p <= 1.0:
-            raise ValueError(f"--p is a probability, not {self.p}")
+        if self.max_games < GROUP_GAMES:
+            raise ValueError(f"--max-games must allow one seed group ({GROUP_GAMES} games)")
         Sprt(self.margin, self.alpha, self.beta)  # the test's own checks
+
+    @property
+    def test(self) -> Sprt:
+        return Sprt(self.margin, self.alpha, self.beta)
 
     def command(self) -> str:
         """The command line that reruns the study with these sizes."""
         return (
-            f"arena bench stats --seeds {self.seeds} --null-seeds {self.null_seeds} "
-            f"--run-seeds {self.run_seeds} --runs {self.runs} --tests {self.tests} "
-            f"--p {self.p:g} --margin {self.margin:g} --alpha {self.alpha:g} "
-            f"--beta {self.beta:g} --max-groups {self.max_groups} --seed {self.seed} "
-            f"--jobs {self.jobs}"
+            f"arena bench stats --groups {self.groups} --runs {self.runs} --tests {self.tests} "
+            f"--margin {self.margin:g} --alpha {self.alpha:g} --beta {self.beta:g} "
+            f"--max-games {self.max_games} --seed {self.seed} --jobs {self.jobs}"
         )
 
 
@@ -130,10 +166,10 @@ class StudySize:
 
 @dataclass(frozen=True)
 class SeedGroup:
-    """One seed's six games: G's win count over its team places, and the pair results."""
+    """One seed's six games: NEW's win count over its team places, and the pair results."""
 
-    strong_wins: float  # a draw counts half (as the report's win rate)
-    strong_places: int  # teams G held: 2 in {G,G,N}, 1 in {G,N,N}; 9 in all
+    new_wins: float  # a draw counts half (as the report's win rate)
+    new_places: int  # teams NEW held: 2 in {N,N,B}, 1 in {N,B,B}; 9 in all
     # Per seating (GROUP_SEATINGS order): NEW's points in its two pairs (1 ahead, 1/2 tie).
     seating_points: tuple[float, ...]
 
@@ -151,22 +187,28 @@ def _greedy_class() -> type[Bot]:
     return _GREEDY[0]
 
 
-def play_group(game_seed: int, p: float, equal: bool) -> SeedGroup:
-    """One seed group: G (or, when ``equal``, a second N) as NEW against N as BASE."""
-    greedy = _greedy_class()
+def _player(player: Player, rng: random.Random) -> Bot:
+    kind, p = player
+    if kind == "lowest":
+        return load_python_bot(sample_bot("lowest"))
+    greedy = _greedy_class()()
+    return greedy if kind == "greedy" else NoisyBot(greedy, p, rng)
+
+
+def play_group(game_seed: int, pair: BotPair) -> SeedGroup:
+    """One seed group of ``pair``: NEW and BASE in all six seatings on one seed."""
     wins = 0.0
     places = 0
     points: list[float] = []
     for index, seating in enumerate(GROUP_SEATINGS):
-        bots: list[Bot] = []
-        for seat in range(6):
-            entrant = seating[seat % 3]  # R1.2: team t holds seats t and t + 3
-            if entrant == STRONG and not equal:
-                bots.append(greedy())
-            else:
-                # Every noisy seat draws its own stream, fixed by seed, seating and seat.
-                rng = random.Random(f"{game_seed}/{index}/{seat}")
-                bots.append(NoisyBot(greedy(), p, rng))
+        bots = [
+            # Every seat draws its own stream, fixed by seed, seating and seat.
+            _player(
+                pair.new if seating[seat % 3] == NEW else pair.base,  # R1.2: team t, t+3
+                random.Random(f"{game_seed}/{index}/{seat}"),
+            )
+            for seat in range(6)
+        ]
         game = play_game_in_process(bots, game_seed)
         assert game.outcome is not None
         winner = game.outcome.winner
@@ -176,7 +218,7 @@ def play_group(game_seed: int, p: float, equal: bool) -> SeedGroup:
             winner=winner,
         )
         for team, entrant in enumerate(seating):
-            if entrant == STRONG:
+            if entrant == NEW:
                 places += 1
                 wins += 1.0 if winner == team else 0.5 if winner is None else 0.0
         positions = finishing_positions(outcome)
@@ -184,55 +226,38 @@ def play_group(game_seed: int, p: float, equal: bool) -> SeedGroup:
             (positions[a], positions[b])
             for a, new in enumerate(seating)
             for b, base in enumerate(seating)
-            if new == STRONG and base == WEAK
+            if new == NEW and base == BASE
         ]
         points.append(group_score(placings) * len(placings))
     return SeedGroup(wins, places, tuple(points))
 
 
-def _play_one(task: tuple[int, float, bool]) -> SeedGroup:
-    return play_group(*task)
+def _play_one(task: tuple[int, str]) -> tuple[str, SeedGroup]:
+    game_seed, name = task
+    return name, play_group(game_seed, BOT_PAIRS[name])
 
 
-# -- sampling runs from the pools --------------------------------------------------------------
+# -- units of the two designs -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Coverage:
-    runs: int
-    run_seeds: int
-    bootstrap: float  # share of runs whose seed-bootstrap interval holds the truth
-    wilson: float  # the same for Wilson's interval per game
-    bootstrap_width: float  # mean width of the intervals
-    wilson_width: float
+def group_scores(groups: Sequence[SeedGroup]) -> NDArray[np.float64]:
+    return np.asarray([g.score for g in groups], dtype=float)
 
 
-def coverage(groups: Sequence[SeedGroup], runs: Sequence[Sequence[int]], truth: float) -> Coverage:
-    """How often each interval of G's win rate, computed on each run, holds ``truth``."""
-    held_bootstrap = held_wilson = 0
-    widths_bootstrap: list[float] = []
-    widths_wilson: list[float] = []
-    for run in runs:
-        ratio = SeedRatio()
-        for position, index in enumerate(run):
-            # A seed drawn twice is two clusters of the sampled world, so keyed by position.
-            ratio.add(position, groups[index].strong_wins, groups[index].strong_places)
-        low, high = ratio.interval(CONFIDENCE)
-        held_bootstrap += low <= truth <= high
-        widths_bootstrap.append(high - low)
-        wins = sum(groups[i].strong_wins for i in run)
-        places = sum(groups[i].strong_places for i in run)
-        low, high = win_rate_interval(wins, places, CONFIDENCE)
-        held_wilson += low <= truth <= high
-        widths_wilson.append(high - low)
-    count = len(runs)
-    return Coverage(
-        runs=count,
-        run_seeds=len(runs[0]) if runs else 0,
-        bootstrap=held_bootstrap / count if count else math.nan,
-        wilson=held_wilson / count if count else math.nan,
-        bootstrap_width=statistics.fmean(widths_bootstrap) if count else math.nan,
-        wilson_width=statistics.fmean(widths_wilson) if count else math.nan,
+def pair_scores(groups: Sequence[SeedGroup]) -> NDArray[np.float64]:
+    """Every swap pair's score in the pool: seating s with its mirror 5 - s, three a seed.
+
+    In the design each pair has a seed of its own, so a test draws them independently from
+    these (the three of one seed share cards, which the draws do not need to keep).
+    """
+    last = GROUP_GAMES - 1
+    return np.asarray(
+        [
+            (g.seating_points[s] + g.seating_points[last - s]) / (2 * PAIRS_PER_SEATING)
+            for g in groups
+            for s in range(GROUP_GAMES // 2)
+        ],
+        dtype=float,
     )
 
 
@@ -259,6 +284,20 @@ def tilted(values: Sequence[float], mean: float) -> NDArray[np.float64]:
     return weights((low + high) / 2.0)
 
 
+# -- sequential tests on drawn units -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """Tests on units drawn from ``values`` with ``probabilities`` (None: as observed)."""
+
+    label: str
+    values: tuple[float, ...]
+    probabilities: tuple[float, ...] | None
+    unit_games: int
+    kind: TestKind = "this"
+
+
 @dataclass(frozen=True)
 class TestRuns:
     """Repeated sequential tests of one case."""
@@ -277,45 +316,42 @@ class TestRuns:
         return statistics.median(self.games)
 
     @property
-    def mean_games(self) -> float:
-        return statistics.fmean(self.games)
+    def better_rate(self) -> float:
+        return self.better / self.tests
 
 
-_POOLS: dict[str, object] = {}
+def _verdict(kind: TestKind, test: Sprt, scores: Sequence[float]) -> Verdict:
+    if kind == "this":
+        return test.state(scores).verdict
+    # 4c9cbd7's test: the pseudo-observations at 0 and 1 kept whatever the scores.
+    llr = gsprt_llr(scores, 0.5, 0.5 + test.margin, prior=True)
+    return "better" if llr >= test.upper else "not better" if llr <= test.lower else "undecided"
 
 
-def _set_pools(pools: dict[str, object]) -> None:
-    _POOLS.update(pools)
-
-
-def _one_test(task: tuple[Case, int, StudySize]) -> tuple[str, int]:
-    """One sequential test on groups drawn from the pools; (verdict, games played)."""
-    case, index, size = task
-    rng = np.random.default_rng([size.seed, CASES.index(case), index])
-    test = Sprt(size.margin, size.alpha, size.beta)
-    pool = {"null": "null", "margin-independent": "independent"}.get(case, "scores")
-    values = np.asarray(_POOLS[pool], dtype=float)
-    probabilities: NDArray[np.float64] | None = None
-    if case in ("margin", "margin-independent"):
-        probabilities = np.asarray(_POOLS[f"tilted {pool}"], dtype=float)
-    points = np.asarray(_POOLS["points"], dtype=float)  # seeds × seatings
+def run_test(case: TestCase, size: StudySize, index: int) -> tuple[Verdict, int]:
+    """One sequential test, looking every ``BATCH_GAMES`` games as ``arena compare``."""
+    rng = np.random.default_rng([size.seed, index, *map(ord, case.label)])
+    test = size.test
+    values = np.asarray(case.values, dtype=float)
+    probabilities = None if case.probabilities is None else np.asarray(case.probabilities)
+    batch = max(1, BATCH_GAMES // case.unit_games)
+    cap = size.max_games // case.unit_games
     scores: list[float] = []
-    while len(scores) < size.max_groups:
-        batch = min(DEFAULT_BATCH, size.max_groups - len(scores))
-        if case == "independent":
-            # Every seating's game from its own seed: six deals where a group shares one.
-            picks = rng.integers(0, len(points), size=(batch, points.shape[1]))
-            drawn = points[picks, np.arange(points.shape[1])].sum(axis=1)
-            scores += list(drawn / (PAIRS_PER_SEATING * points.shape[1]))
-        else:
-            scores += list(rng.choice(values, size=batch, p=probabilities))
-        verdict = test.state(scores).verdict
+    while len(scores) < cap:
+        scores += list(rng.choice(values, size=min(batch, cap - len(scores)), p=probabilities))
+        verdict = _verdict(case.kind, test, scores)
         if verdict != "undecided":
-            return verdict, len(scores) * len(GROUP_SEATINGS)
-    return "undecided", len(scores) * len(GROUP_SEATINGS)
+            return verdict, len(scores) * case.unit_games
+    return "undecided", len(scores) * case.unit_games
 
 
-def _tally(results: Sequence[tuple[str, int]]) -> TestRuns:
+def _one_test(task: tuple[TestCase, StudySize, int]) -> tuple[str, Verdict, int]:
+    case, size, index = task
+    verdict, games = run_test(case, size, index)
+    return case.label, verdict, games
+
+
+def _tally(results: Sequence[tuple[Verdict, int]]) -> TestRuns:
     return TestRuns(
         tests=len(results),
         better=sum(1 for verdict, _ in results if verdict == "better"),
@@ -324,19 +360,105 @@ def _tally(results: Sequence[tuple[str, int]]) -> TestRuns:
     )
 
 
-def independent_scores(
-    groups: Sequence[SeedGroup], rng: np.random.Generator, draws: int = 20_000
-) -> NDArray[np.float64]:
-    """Scores of groups whose six games are each dealt from its own seed of the pool."""
-    points = np.asarray([g.seating_points for g in groups], dtype=float)
-    picks = rng.integers(0, len(points), size=(draws, points.shape[1]))
-    scores: NDArray[np.float64] = points[picks, np.arange(points.shape[1])].sum(axis=1) / (
-        PAIRS_PER_SEATING * points.shape[1]
+# Score distributions that make the test hard, on the lattice of a seed group's twelve pairs
+# (k / 12) or of a swap pair's four (k / 4): (name, values, weights).
+def _hard_distributions() -> list[tuple[str, list[float], list[float]]]:
+    twelfths = [k / 12 for k in range(13)]
+    quarters = [k / 4 for k in range(5)]
+    lumpy90 = [0.1 / 12] * 13
+    lumpy90[6] = 0.9
+    lumpy98 = [0.02 / 12] * 13
+    lumpy98[6] = 0.98
+    binomial = [math.comb(12, k) / 2**12 for k in range(13)]
+    coin = [0.0] * 13
+    coin[0] = coin[12] = 0.4
+    coin[6] = 0.2
+    return [
+        ("90 % at 1/2", twelfths, lumpy90),
+        ("98 % at 1/2", twelfths, lumpy98),
+        ("binomial", twelfths, binomial),
+        ("uniform", twelfths, [1 / 13] * 13),
+        ("coin-like", twelfths, coin),
+        ("pairs, 80 % at 1/2", quarters, [0.05, 0.05, 0.8, 0.05, 0.05]),
+        ("pairs, binomial", quarters, [math.comb(4, k) / 16 for k in range(5)]),
+    ]
+
+
+# -- coverage over fresh runs of a known world --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoverageCell:
+    rate: float
+    seeds: int
+    correlation: float
+    runs: int
+    covered: float  # share of runs whose interval holds the rate
+    width: float  # mean width of the intervals
+
+    @property
+    def error(self) -> float:
+        """The Monte Carlo error (one standard error) of ``covered`` at 0.95."""
+        return math.sqrt(CONFIDENCE * (1 - CONFIDENCE) / self.runs)
+
+
+def world_coverage(
+    rate: float, seeds: int, correlation: float, runs: int, rng: np.random.Generator
+) -> CoverageCell:
+    """How often ``seed_rate_interval`` holds ``rate`` over ``runs`` runs of fresh seeds.
+
+    Each seed's chance is drawn from the beta law of mean ``rate`` whose intra-seed
+    correlation is ``correlation`` (a + b = 1 / correlation - 1); each of its
+    ``PLACES_PER_SEED`` team places wins with that chance.
+    """
+    total = 1.0 / correlation - 1.0
+    chances = rng.beta(rate * total, (1.0 - rate) * total, size=(runs, seeds))
+    wins = rng.binomial(PLACES_PER_SEED, chances)
+    covered = 0
+    widths: list[float] = []
+    for run in wins:
+        ratio = SeedRatio()
+        for seed, won in enumerate(run):
+            ratio.add(seed, float(won), float(PLACES_PER_SEED))
+        interval = seed_rate_interval(ratio, CONFIDENCE)
+        if interval is None:  # below the minimum seeds: no interval, nothing covered
+            continue
+        low, high = interval
+        covered += low <= rate <= high
+        widths.append(high - low)
+    return CoverageCell(
+        rate,
+        seeds,
+        correlation,
+        runs,
+        covered / runs,
+        statistics.fmean(widths) if widths else math.nan,
     )
-    return scores
+
+
+def _one_cell(task: tuple[float, int, float, int, int]) -> CoverageCell:
+    rate, seeds, correlation, runs, seed = task
+    rng = np.random.default_rng([seed, seeds, int(rate * 1000), int(correlation * 1000)])
+    return world_coverage(rate, seeds, correlation, runs, rng)
+
+
+def intra_seed_correlation(groups: Sequence[SeedGroup]) -> float:
+    """NEW's win rate's intra-seed correlation in a pool: (design effect - 1) / (m - 1)."""
+    effect = design_effect([g.new_wins for g in groups], [float(g.new_places) for g in groups])
+    return (effect - 1.0) / (PLACES_PER_SEED - 1)
 
 
 # -- the study ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PoolFigures:
+    name: str
+    score: float  # NEW's mean unit score (the same in both designs)
+    group_sd: float
+    pair_sd: float
+    win_rate: float  # NEW's win rate (the standings' figure)
+    correlation: float  # its intra-seed correlation
 
 
 @dataclass(frozen=True)
@@ -345,152 +467,216 @@ class StudyFigures:
     games: int
     seconds_playing: float
     seconds: float
-    strong_win_rate: float  # the truth of the coverage check: G's win rate in the pool
-    strong_interval: tuple[float, float]  # and its own seed-bootstrap interval
-    strong_score: float  # G's mean group score against N: 1/2 + its true advantage
-    score_interval: tuple[float, float]
-    null_score: float  # N against N before mirroring (1/2 up to the pool's noise)
-    # The spread of one group's score, which sets the games a test needs: duplicate seed
-    # groups, and groups of six games on six independent deals (drawn from the pool).
-    duplicate_sd: float
-    independent_sd: float
-    fresh: Coverage
-    drawn: Coverage
-    sweep: list[Coverage]  # drawn runs of SWEEP_SEEDS seeds
-    null: TestRuns
-    margin: TestRuns
-    duplicate: TestRuns
-    independent: TestRuns
-    margin_independent: TestRuns  # independent deals tilted to the margin, as ``margin``
+    pools: list[PoolFigures]
+    runs: dict[str, TestRuns]  # by case label
+    hard: list[str]  # the hard distributions' names, in order
+    coverage: list[CoverageCell]
+    misses: list[str] = field(default_factory=list)
+
+    def _median(self, label: str) -> float:
+        return self.runs[label].median_games
 
     def lines(self) -> list[str]:
         """The figures as ``arena bench stats`` prints them."""
         s = self.size
-        fresh, drawn = self.fresh, self.drawn
-        low, high = self.strong_interval
-        score_low, score_high = self.score_interval
-        ratio = _ratio(self.independent.median_games, self.duplicate.median_games)
-        margin_ratio = _ratio(self.margin_independent.median_games, self.margin.median_games)
-        return [
-            f"study: greedy (G) against greedy playing a random legal card with probability "
-            f"{s.p:g} (N), in-process; a seed group is one seed in every seating of "
-            "{G,N,N} and {G,G,N} (6 games)",
-            f"pools: {s.seeds} seed groups of G against N and {s.null_seeds} of N against a "
-            f"copy of N, {self.games:,} games in {self.seconds_playing:.0f} s on {s.jobs} "
-            "processes",
-            f"truth: G's win rate {self.strong_win_rate:.4f} (its own 95% interval "
-            f"{low:.4f}–{high:.4f}, from {s.seeds} seeds); G's group score against N "
-            f"{self.strong_score:.4f} ({score_low:.4f}–{score_high:.4f}); N against N "
-            f"{self.null_score:.4f}",
-            f"coverage over fresh runs: seed bootstrap {fresh.bootstrap:.3f}, Wilson per game "
-            f"{fresh.wilson:.3f} ({fresh.runs} disjoint runs of {fresh.run_seeds} seeds; "
-            f"truth: the pool's value; mean widths {fresh.bootstrap_width:.3f} and "
-            f"{fresh.wilson_width:.3f})",
-            f"coverage over drawn runs: seed bootstrap {drawn.bootstrap:.3f}, Wilson per game "
-            f"{drawn.wilson:.3f} ({drawn.runs} runs of {drawn.run_seeds} seeds drawn from the "
-            f"pool; truth: exactly the pool's value; mean widths {drawn.bootstrap_width:.3f} "
-            f"and {drawn.wilson_width:.3f})",
-            "coverage over drawn runs by seeds per run (seed bootstrap / Wilson per game): "
-            + ", ".join(f"{c.run_seeds}: {c.bootstrap:.3f} / {c.wilson:.3f}" for c in self.sweep),
-            f"sequential test: margin {s.margin:g}, alpha {s.alpha:g}, beta {s.beta:g}, a look "
-            f"every {DEFAULT_BATCH} seed groups as arena compare, at most {s.max_groups} "
-            f"groups; {s.tests} tests per case, groups drawn from the pools",
-            f"false-positive rate at equal strength: {self.null.better / self.null.tests:.3f} "
-            f"(better in {self.null.better} of {self.null.tests}, undecided "
-            f"{self.null.undecided}; N against N, mirrored; alpha {s.alpha:g})",
-            f"power at the margin: {self.margin.better / self.margin.tests:.3f} (better in "
-            f"{self.margin.better} of {self.margin.tests}, undecided {self.margin.undecided}; "
-            f"G against N tilted to a group score of {0.5 + s.margin:g}; 1 - beta "
-            f"{1 - s.beta:g})",
-            f"games needed at G's true advantage {self.strong_score - 0.5:+.4f}: median "
-            f"{self.duplicate.median_games:.0f} games with duplicate seed groups, "
-            f"{self.independent.median_games:.0f} with independent deals; ratio {ratio:.2f} "
-            f"(means {self.duplicate.mean_games:.0f} and {self.independent.mean_games:.0f}; "
-            f"a group's score SD {self.duplicate_sd:.4f} and {self.independent_sd:.4f}; "
-            f"better in {self.duplicate.better} and {self.independent.better} of {s.tests})",
-            f"games needed at the margin (both tilted to a group score of {0.5 + s.margin:g}): "
-            f"median {self.margin.median_games:.0f} games with duplicate seed groups, "
-            f"{self.margin_independent.median_games:.0f} with independent deals; ratio "
-            f"{margin_ratio:.2f} (means {self.margin.mean_games:.0f} and "
-            f"{self.margin_independent.mean_games:.0f}; better in {self.margin.better} and "
-            f"{self.margin_independent.better} of {s.tests})",
-            f"study time: {self.seconds:.0f} s; rerun: {s.command()}",
+        lines = [
+            "study: in-process games (the referee's messages, no transport); a seed group is "
+            "one seed in all six seatings of {NEW,NEW,BASE} and {NEW,BASE,BASE} (6 games), a "
+            "swap pair one seating and its mirror on a seed of its own (2 games)",
+            f"pools: {s.groups} seed groups for each of "
+            + "; ".join(f"{name} ({BOT_PAIRS[name].description})" for name in BOT_PAIRS)
+            + f"; {self.games:,} games in {self.seconds_playing:.0f} s on {s.jobs} processes",
         ]
+        for pool in self.pools:
+            lines.append(
+                f"pool {pool.name}: NEW's unit score {pool.score:.4f}; a unit's SD: group "
+                f"{pool.group_sd:.4f}, pair {pool.pair_sd:.4f}; variance per game: group "
+                f"{pool.group_sd**2 * GROUP_GAMES:.4f}, pair {pool.pair_sd**2 * PAIR_GAMES:.4f}; "
+                f"NEW's win rate {pool.win_rate:.4f}, intra-seed correlation "
+                f"{pool.correlation:.3f}"
+            )
+        lines.append(
+            f"sequential test: margin {s.margin:g}, alpha {s.alpha:g}, beta {s.beta:g}, a look "
+            f"every {BATCH_GAMES} games ({BATCH_GAMES // GROUP_GAMES} groups, "
+            f"{BATCH_GAMES // PAIR_GAMES} pairs) as arena compare, at most {s.max_games} "
+            f"games; {s.tests} tests a case, units drawn from the pools"
+        )
+        for name in UNEQUAL:
+            old = self.runs[f"{name} 4c9cbd7 groups"]
+            groups, pairs = self.runs[f"{name} groups"], self.runs[f"{name} pairs"]
+            best = min(groups.median_games, pairs.median_games)
+            score = next(p.score for p in self.pools if p.name == name)
+            lines.append(
+                f"games needed, {name} at its own advantage {score - 0.5:+.4f}: 4c9cbd7's test "
+                f"on seed groups {old.median_games:.0f}, this test on seed groups "
+                f"{groups.median_games:.0f}, on swap pairs {pairs.median_games:.0f} (medians; "
+                f"{_ratio(old.median_games, best):.2f}x fewer than 4c9cbd7; better in "
+                f"{old.better}, {groups.better}, {pairs.better} of {s.tests})"
+            )
+        for name in UNEQUAL:
+            groups, pairs = self.runs[f"{name} groups margin"], self.runs[f"{name} pairs margin"]
+            lines.append(
+                f"at the margin, {name} tilted to {0.5 + s.margin:g}: games needed with seed "
+                f"groups {groups.median_games:.0f}, with swap pairs {pairs.median_games:.0f} "
+                f"(medians; ratio {_ratio(groups.median_games, pairs.median_games):.2f}); power "
+                f"{groups.better_rate:.3f} and {pairs.better_rate:.3f} (1 - beta {1 - s.beta:g})"
+            )
+        groups, pairs = self.runs["even groups null"], self.runs["even pairs null"]
+        lines.append(
+            f"at equal strength (even, with its mirror image): false positives with seed groups "
+            f"{groups.better_rate:.3f}, with swap pairs {pairs.better_rate:.3f} (alpha "
+            f"{s.alpha:g}; games needed {groups.median_games:.0f} and {pairs.median_games:.0f})"
+        )
+        lines.append(
+            "hard score distributions (false positives at 1/2 / power at the margin): "
+            + "; ".join(
+                f"{name} {self.runs[f'hard {name} null'].better_rate:.3f} / "
+                f"{self.runs[f'hard {name} margin'].better_rate:.3f}"
+                for name in self.hard
+            )
+        )
+        for correlation in WORLD_CORRELATIONS:
+            for rate in WORLD_RATES:
+                cells = [
+                    c for c in self.coverage if c.rate == rate and c.correlation == correlation
+                ]
+                lines.append(
+                    f"coverage over fresh runs, rate {rate:.3f}, correlation {correlation:g} "
+                    f"({cells[0].runs} runs a cell, ±{cells[0].error:.3f}): "
+                    + ", ".join(
+                        f"{c.seeds} seeds {c.covered:.3f} (width {c.width:.3f})" for c in cells
+                    )
+                )
+        if self.misses:
+            lines.append(f"cells that miss ({len(self.misses)}): " + "; ".join(self.misses))
+        else:
+            lines.append("cells that miss: none")
+        lines.append(f"study time: {self.seconds:.0f} s; rerun: {s.command()}")
+        return lines
 
 
 def _ratio(top: float, bottom: float) -> float:
     return top / bottom if bottom else math.nan
 
 
+def misses(figures: StudyFigures) -> list[str]:
+    """The cells outside their promise, with how far in Monte Carlo errors."""
+    s = figures.size
+    found: list[str] = []
+    se_alpha = math.sqrt(s.alpha * (1 - s.alpha) / s.tests)
+    se_beta = math.sqrt(s.beta * (1 - s.beta) / s.tests)
+    for label, runs in figures.runs.items():
+        if label.endswith("null") and runs.better_rate > s.alpha:
+            over = (runs.better_rate - s.alpha) / se_alpha
+            found.append(
+                f"false positives {label} {runs.better_rate:.3f} > {s.alpha:g} ({over:.1f} SE)"
+            )
+        if label.endswith("margin") and runs.better_rate < 1 - s.beta:
+            under = (1 - s.beta - runs.better_rate) / se_beta
+            found.append(f"power {label} {runs.better_rate:.3f} < {1 - s.beta:g} ({under:.1f} SE)")
+    for cell in figures.coverage:
+        if cell.covered < CONFIDENCE:
+            under = (CONFIDENCE - cell.covered) / cell.error
+            found.append(
+                f"coverage rate {cell.rate:.3f} correlation {cell.correlation:g} {cell.seeds} "
+                f"seeds {cell.covered:.3f} < 0.95 ({under:.1f} SE)"
+            )
+    return found
+
+
+def _cases(size: StudySize, pools: dict[str, list[SeedGroup]]) -> list[TestCase]:
+    target = 0.5 + size.margin
+    cases: list[TestCase] = []
+    for name in BOT_PAIRS:
+        for design, values, games in (
+            ("groups", group_scores(pools[name]), GROUP_GAMES),
+            ("pairs", pair_scores(pools[name]), PAIR_GAMES),
+        ):
+            listed = tuple(float(v) for v in values)
+            if name == "even":  # the null, exactly: the scores and their mirror images
+                both = listed + tuple(1.0 - v for v in listed)
+                cases.append(TestCase(f"even {design} null", both, None, games))
+                continue
+            cases.append(TestCase(f"{name} {design}", listed, None, games))
+            weights = tuple(float(w) for w in tilted(listed, target))
+            cases.append(TestCase(f"{name} {design} margin", listed, weights, games))
+            if design == "groups":
+                cases.append(TestCase(f"{name} 4c9cbd7 groups", listed, None, games, "4c9cbd7"))
+    for name, lattice, shape in _hard_distributions():
+        games = PAIR_GAMES if len(lattice) == 5 else GROUP_GAMES
+        cases.append(TestCase(f"hard {name} null", tuple(lattice), tuple(shape), games))
+        margin = tuple(float(w) for w in _tilt_weights(lattice, shape, target))
+        cases.append(TestCase(f"hard {name} margin", tuple(lattice), margin, games))
+    return cases
+
+
+def _tilt_weights(
+    values: Sequence[float], weights: Sequence[float], mean: float
+) -> NDArray[np.float64]:
+    """``weights`` on ``values`` exponentially tilted to ``mean``."""
+    x, p = np.asarray(values, dtype=float), np.asarray(weights, dtype=float)
+    low, high = -200.0, 200.0
+    for _ in range(200):
+        mid = (low + high) / 2.0
+        w = p * np.exp(mid * (x - 0.5))
+        if float(w @ x / w.sum()) < mean:
+            low = mid
+        else:
+            high = mid
+    w = p * np.exp((low + high) / 2.0 * (x - 0.5))
+    result: NDArray[np.float64] = w / w.sum()
+    return result
+
+
 def bench_stats(size: StudySize) -> StudyFigures:
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")  # no state of the caller's threads
-    tasks = [(size.seed + k, size.p, False) for k in range(size.seeds)]
-    tasks += [(size.seed + k, size.p, True) for k in range(size.null_seeds)]
+    tasks = [(size.seed + k, name) for name in BOT_PAIRS for k in range(size.groups)]
     with ProcessPoolExecutor(size.jobs, mp_context=context) as pool:
         played = list(pool.map(_play_one, tasks, chunksize=4))
-    groups, null_groups = played[: size.seeds], played[size.seeds :]
+    pools: dict[str, list[SeedGroup]] = {name: [] for name in BOT_PAIRS}
+    for name, group in played:
+        pools[name].append(group)
     seconds_playing = time.perf_counter() - started
 
-    whole = SeedRatio()
-    for k, group in enumerate(groups):
-        whole.add(k, group.strong_wins, group.strong_places)
-    truth = whole.value
-    scores = [g.score for g in groups]
-    score_ratio = SeedRatio()
-    for k, score in enumerate(scores):
-        score_ratio.add(k, score, 1.0)
-    null_scores = [g.score for g in null_groups]
-
-    per_run = min(size.run_seeds, size.seeds)
-    disjoint = [
-        range(start, start + per_run) for start in range(0, size.seeds - per_run + 1, per_run)
-    ]
-    rng = np.random.default_rng([size.seed, 0])
-    drawn_runs = [list(rng.integers(0, size.seeds, size=per_run)) for _ in range(size.runs)]
-    sweep = [
-        coverage(
-            groups, [list(rng.integers(0, size.seeds, size=n)) for _ in range(size.runs)], truth
+    pool_figures = []
+    for name, groups in pools.items():
+        wins = sum(g.new_wins for g in groups)
+        places = sum(g.new_places for g in groups)
+        pool_figures.append(
+            PoolFigures(
+                name,
+                float(group_scores(groups).mean()),
+                float(group_scores(groups).std()),
+                float(pair_scores(groups).std()),
+                wins / places,
+                intra_seed_correlation(groups),
+            )
         )
-        for n in SWEEP_SEEDS
+    cases = _cases(size, pools)
+    cells = [
+        (rate, seeds, correlation, size.runs, size.seed)
+        for correlation in WORLD_CORRELATIONS
+        for rate in WORLD_RATES
+        for seeds in WORLD_SEEDS
     ]
-
-    independent = independent_scores(groups, rng)
-    pools: dict[str, object] = {
-        "scores": scores,
-        "null": null_scores + [1.0 - x for x in null_scores],
-        "tilted scores": list(tilted(scores, 0.5 + size.margin)),
-        "points": [list(g.seating_points) for g in groups],
-        "independent": list(independent),
-        "tilted independent": list(tilted(list(independent), 0.5 + size.margin)),
-    }
-    cases = CASES
-    with ProcessPoolExecutor(
-        size.jobs, mp_context=context, initializer=_set_pools, initargs=(pools,)
-    ) as pool:
-        tests = [(case, i, size) for case in cases for i in range(size.tests)]
+    with ProcessPoolExecutor(size.jobs, mp_context=context) as pool:
+        tests = [(case, size, i) for case in cases for i in range(size.tests)]
         results = list(pool.map(_one_test, tests, chunksize=8))
-    by_case = {
-        case: _tally(results[n * size.tests : (n + 1) * size.tests]) for n, case in enumerate(cases)
-    }
-    return StudyFigures(
+        coverage = list(pool.map(_one_cell, cells))
+    by_case: dict[str, list[tuple[Verdict, int]]] = {case.label: [] for case in cases}
+    for label, verdict, games in results:
+        by_case[label].append((verdict, games))
+    figures = StudyFigures(
         size=size,
-        games=len(played) * len(GROUP_SEATINGS),
+        games=len(played) * GROUP_GAMES,
         seconds_playing=seconds_playing,
-        seconds=time.perf_counter() - started,
-        strong_win_rate=truth,
-        strong_interval=whole.interval(CONFIDENCE),
-        strong_score=score_ratio.value,
-        score_interval=score_ratio.interval(CONFIDENCE),
-        null_score=statistics.fmean(null_scores),
-        duplicate_sd=float(np.std(scores)),
-        independent_sd=float(np.std(independent)),
-        fresh=coverage(groups, disjoint, truth),
-        drawn=coverage(groups, drawn_runs, truth),
-        sweep=sweep,
-        null=by_case["null"],
-        margin=by_case["margin"],
-        duplicate=by_case["duplicate"],
-        independent=by_case["independent"],
-        margin_independent=by_case["margin-independent"],
+        seconds=0.0,
+        pools=pool_figures,
+        runs={label: _tally(runs) for label, runs in by_case.items()},
+        hard=[name for name, _, _ in _hard_distributions()],
+        coverage=coverage,
+    )
+    return dataclasses.replace(
+        figures, seconds=time.perf_counter() - started, misses=misses(figures)
     )

@@ -128,40 +128,36 @@ def bench_tournament_command(
 
 @bench_app.command("stats")
 def bench_stats_command(
-    seeds: Annotated[int, typer.Option(help="Seed groups of greedy against noisy greedy.")] = 300,
-    null_seeds: Annotated[
-        int, typer.Option(help="Seed groups of noisy greedy against a copy of itself.")
-    ] = 150,
-    run_seeds: Annotated[int, typer.Option(help="Seeds in one run of the coverage check.")] = 20,
-    runs: Annotated[int, typer.Option(help="Runs drawn from the pool for coverage.")] = 2000,
+    groups: Annotated[
+        int, typer.Option(help="Seed groups played for each pair of bots (six games each).")
+    ] = 120,
+    runs: Annotated[int, typer.Option(help="Fresh runs per coverage cell.")] = 500,
     tests: Annotated[int, typer.Option(help="Sequential tests per case.")] = 200,
-    p: Annotated[float, typer.Option(help="Noisy greedy's chance of a random card.")] = 0.3,
     margin: Annotated[float, typer.Option(help="The sequential test's margin.")] = 0.05,
     alpha: Annotated[float, typer.Option(help="The test's false-positive rate.")] = 0.05,
     beta: Annotated[float, typer.Option(help="The test's false-negative rate.")] = 0.05,
-    max_groups: Annotated[
-        int, typer.Option(help="Seed groups after which a test counts as undecided.")
-    ] = 2000,
+    max_games: Annotated[
+        int, typer.Option(help="Games after which a test counts as undecided.")
+    ] = 3000,
     seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
     jobs: Annotated[int, typer.Option(help="Processes (default: CPUs).", show_default=False)] = 0,
 ) -> None:
-    """Check the report's intervals and arena compare's test on in-process games (figures)."""
+    """Check arena compare's test and the report's intervals: in-process games of four pairs
+    of bots in two designs, hard score distributions, and fresh runs of known worlds
+    (figures, and the cells that miss their promise)."""
     import os
 
     from arena.bench.stats import StudySize, bench_stats
 
     try:
         size = StudySize(
-            seeds=seeds,
-            null_seeds=null_seeds,
-            run_seeds=run_seeds,
+            groups=groups,
             runs=runs,
             tests=tests,
-            p=p,
             margin=margin,
             alpha=alpha,
             beta=beta,
-            max_groups=max_groups,
+            max_games=max_games,
             seed=seed,
             jobs=jobs or os.cpu_count() or 1,
         )

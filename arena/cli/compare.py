@@ -79,11 +79,24 @@ def compare(
     ] = 0.05,
     max_games: Annotated[
         int,
-        typer.Option(help="Stop undecided after this many games (six per seed group)."),
+        typer.Option(help="Stop undecided after this many games (two per swap pair)."),
     ] = 3000,  # compare.DEFAULT_MAX_GAMES (the CLI imports no statistics before it runs)
+    design: Annotated[
+        str,
+        typer.Option(
+            help="pairs: each seed in one seating and its mirror, NEW and BASE swapped (two "
+            "games); groups: each seed in all six seatings. Pairs need fewer games (README, "
+            "Statistics)."
+        ),
+    ] = "pairs",  # compare.DEFAULT_DESIGN
     batch: Annotated[
-        int, typer.Option(help="Seed groups played between two looks at the test.")
-    ] = 4,  # compare.DEFAULT_BATCH
+        int | None,
+        typer.Option(
+            help="Units (pairs or groups) played between two looks at the test "
+            "[default: 24 games' worth: 12 pairs, 4 groups].",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[
         int | None,
         typer.Option(
@@ -125,15 +138,16 @@ def compare(
             "--html",
             help="Also write the comparison as one self-contained HTML page to this file: "
             "the verdict, the score and its interval, the log-likelihood ratio after each "
-            "seed group, and the games with replays beside it (as arena report --html).",
+            "unit, and the games with replays beside it (as arena report --html).",
         ),
     ] = None,
 ) -> None:
-    """Is NEW better than BASE? Play duplicate seed groups until a sequential test decides.
+    """Is NEW better than BASE? Play duplicate swap pairs until a sequential test decides.
 
-    A seed group is one deal seed in every seating of {NEW,NEW,BASE} and {NEW,BASE,BASE}
-    (six games). After each batch a generalised SPRT on the groups' scores says "better",
-    "not better", or plays on; at --max-games it stops undecided. Everything is stored like
+    A swap pair is one deal seed in a seating of {NEW,NEW,BASE} or {NEW,BASE,BASE} and in its
+    mirror, NEW and BASE swapped (two games; --design groups: all six seatings). After each
+    batch a sequential test on the units' scores says "better", "not better", or plays on;
+    at --max-games it stops undecided. Everything is stored like
     a run (arena report reads it); the same command resumes the same comparison.
     Exit status: 0 better, 1 not better, 3 undecided, 2 error.
     """
@@ -141,7 +155,12 @@ def compare(
     import os
 
     from arena.referee.table import TableSettings
-    from arena.tournament.compare import CompareConfig, CompareError, run_compare
+    from arena.tournament.compare import (
+        CompareConfig,
+        CompareError,
+        compare_schedule,
+        run_compare,
+    )
     from arena.tournament.executor import RefereeProcessError
     from arena.tournament.results import ResultsStoreError, logs_beside
     from arena.tournament.runner import (
@@ -157,6 +176,8 @@ def compare(
         test = Sprt(margin=margin, alpha=alpha, beta=beta)
     except ValueError as error:
         fail(str(error))
+    if design not in ("pairs", "groups"):
+        fail(f"--design is pairs or groups, not {design!r}")
     if run_id is not None and not run_id.strip():
         fail("--run-id must not be empty")
     specs = load_entrants([new, base], registry)
@@ -190,6 +211,7 @@ def compare(
         sandbox=options.sandbox if executor is None else cluster_sandbox(sandbox, workdir_mb),
         workdir_bytes=options.workdir_bytes,
         pass_env=options.pass_env,
+        schedule=compare_schedule("pairs" if design == "pairs" else "groups"),
         test=test,
         max_games=max_games,
         batch=batch,

@@ -27,13 +27,44 @@ VERDICT_LINES = {
 }
 
 
+def unit_name(outcome: CompareOutcome, count: int | None = None) -> str:
+    """What the comparison's units are called: "swap pairs" or "seed groups"."""
+    word = "swap pair" if outcome.design == "pairs" else "seed group"
+    return word if count == 1 else word + "s"
+
+
 def sprt_figures(outcome: CompareOutcome) -> str:
-    """The test's position in one short line: groups, mean score, the ratio and its bounds."""
+    """The test's position in one short line: units, mean score, the ratio and its bounds
+    (and, while the ratio is floored, the bet on "better")."""
     state = outcome.state
-    return (
-        f"{state.groups} groups, {state.estimate:.1%}, "
-        f"LLR {state.llr:+.2f} in ({state.lower:+.2f}, {state.upper:+.2f})"
+    figures = (
+        f"{state.units} {'pairs' if outcome.design == 'pairs' else 'groups'}, "
+        f"{state.estimate:.1%}, LLR {state.llr:+.2f} in ({state.lower:+.2f}, {state.upper:+.2f})"
     )
+    if state.bet_better is not None:
+        figures += f", bet {state.bet_better:+.2f} of {state.bet_bound:.2f}"
+    return figures
+
+
+def evidence_lines(outcome: CompareOutcome) -> list[str]:
+    """Which evidence decided, with its figures (lines that fit 80 columns)."""
+    state, test = outcome.state, outcome.test
+    ratio = (
+        f"LLR {state.llr:+.2f}, bounds {state.lower:+.2f} and {state.upper:+.2f} "
+        f"(margin {test.margin:g}, alpha {test.alpha:g}, beta {test.beta:g})"
+    )
+    if state.decided_by != "bet":
+        return [ratio]
+    # Only while every unit lay on one side of a hypothesis (sequential.py's docstring).
+    if state.verdict == "better":
+        against, wealth, bound = "'even'", state.bet_better, state.bet_bound
+    else:
+        against, wealth = f"'ahead by {test.margin:g}'", state.bet_not_better
+        bound = state.bet_bound_not_better
+    return [
+        f"decided by betting against {against}: log-wealth {wealth:+.2f}, bound {bound:.2f}",
+        ratio,
+    ]
 
 
 class CompareProgressLine(LiveProgress):
@@ -97,20 +128,19 @@ def render_compare(console: Console, outcome: CompareOutcome, report_command: st
     console.print(Text(text.format(margin=f"{outcome.test.margin:g}"), style=style))
     console.print(Text.assemble("  NEW:  ", literal(outcome.new, LABEL_LIMIT)))
     console.print(Text.assemble("  BASE: ", literal(outcome.base, LABEL_LIMIT)))
-    state, test = outcome.state, outcome.test
+    state = outcome.state
     if outcome.interval is None:
-        interval = f"  95% interval: too few seeds ({state.groups})"
+        interval = f"  95% interval: too few seeds ({state.units})"
     else:
         low, high = outcome.interval
-        interval = f"  95% interval {low:.1%}–{high:.1%} (over {state.groups} seeds)"
+        interval = f"  95% interval {low:.1%}–{high:.1%} (over {state.units} seeds)"
     lines = [
         *("  " + line for line in verdict_meaning(outcome)),
         f"  NEW ahead of BASE in {state.estimate:.1%} of their team pairs (ties half)",
         interval,
-        f"  {state.groups} seed groups, {outcome.games} games "
+        f"  {state.units} {unit_name(outcome, state.units)}, {outcome.games} games "
         f"({outcome.played} played now, cap {outcome.max_games})",
-        f"  LLR {state.llr:+.2f}, bounds {state.lower:+.2f} and {state.upper:+.2f} "
-        f"(margin {test.margin:g}, alpha {test.alpha:g}, beta {test.beta:g})",
+        *("  " + line for line in evidence_lines(outcome)),
         f"  stored as run {outcome.run_id}: {report_command}",
     ]
     for line in lines:

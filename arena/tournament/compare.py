@@ -1,10 +1,17 @@
-"""Is NEW better than BASE? Duplicate seed groups of the two until a sequential test decides.
+"""Is NEW better than BASE? Duplicate units of the two until a sequential test decides.
 
-A seed group is one game seed played in every seating of {NEW, NEW, BASE} and {NEW, BASE,
-BASE}: the six matches of a two-entrant round robin (``schedule.round_robin(2, …)``), all
-dealt game k from the same key (R3.1a), so both bots held every hand of that seed on every
-team. The group's statistic is ``sequential.group_score`` over its NEW-versus-BASE team
-pairs, 1/2 in expectation at equal strength; ``sequential.Sprt`` decides on those scores.
+A unit is one game seed played so that NEW and BASE hold each other's hands (R3.1a), in one
+of two designs:
+
+- a **swap pair** (the default): one seating of {NEW, NEW, BASE} or {NEW, BASE, BASE} and its
+  mirror, NEW and BASE swapped (``schedule.swap_pairs``): two games, four team pairs;
+- a **seed group**: the seed in all six seatings (``schedule.round_robin(2, …)``): six
+  games, twelve team pairs.
+
+A unit's statistic is ``sequential.group_score`` over its NEW-versus-BASE team pairs, 1/2 in
+expectation at equal strength, whatever the cards; ``sequential.Sprt`` decides on those
+scores. ``arena bench stats`` measured both designs: swap pairs need fewer games (by far for
+lopsided pairs of bots, whose evidence comes per unit, not per game).
 
 A comparison is stored as a run of the results database (so ``arena report`` reads it)
 whose identity leaves out the number of games: it grows batch by batch, each batch a run of
@@ -23,7 +30,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from arena.referee.result import GameResult
 
@@ -31,22 +38,27 @@ from .executor import MatchExecutor
 from .resample import SeedRatio
 from .results import ResultsStore
 from .runner import OnNotice, RunConfig, run_tournament
-from .schedule import ScheduledMatch, seatings, triples
+from .schedule import ScheduledMatch, SchedulePlan, seatings, triples
 from .sequential import Sprt, SprtState, Verdict, group_score
 from .stats import GameOutcome, SeededOutcome, finishing_positions, seed_rate_interval
 
 __all__ = [
+    "DEFAULT_DESIGN",
     "GROUP_GAMES",
     "GROUP_SEATINGS",
     "CompareConfig",
     "CompareError",
     "CompareOutcome",
-    "GroupTally",
+    "Design",
+    "UnitTally",
     "check_config",
     "compare_outcome",
+    "compare_schedule",
+    "default_batch",
     "next_target",
     "pair_placings",
     "run_compare",
+    "unit_games",
 ]
 
 NEW: Final = 0  # entrant indices of a comparison's run: NEW first, BASE second
@@ -54,8 +66,32 @@ BASE: Final = 1
 # The seatings of one seed group: {NEW, NEW, BASE} and {NEW, BASE, BASE}, three each.
 GROUP_SEATINGS: Final = tuple(s for triple in triples(2) for s in seatings(triple))
 GROUP_GAMES: Final = len(GROUP_SEATINGS)
+PAIR_GAMES: Final = 2
 DEFAULT_MAX_GAMES: Final = 3000
-DEFAULT_BATCH: Final = 4  # seed groups played between two looks at the test
+# Games played between two looks at the test (4 seed groups, 12 swap pairs): a look after
+# every unit would cost each batch's bots their start-up for a game or two.
+BATCH_GAMES: Final = 24
+
+Design = Literal["pairs", "groups"]
+DEFAULT_DESIGN: Final[Design] = "pairs"
+
+
+def unit_games(design: Design) -> int:
+    """Games in one unit of the design."""
+    return PAIR_GAMES if design == "pairs" else GROUP_GAMES
+
+
+def unit_seatings(design: Design, seed: int) -> frozenset[tuple[int, int, int]]:
+    """The seatings (entrant indices by team) that play seed ``seed`` in the design."""
+    if design == "groups":
+        return frozenset(GROUP_SEATINGS)
+    pair = seed % (GROUP_GAMES // 2)  # as schedule.swap_pairs: seating s and 5 - s
+    return frozenset({GROUP_SEATINGS[pair], GROUP_SEATINGS[GROUP_GAMES - 1 - pair]})
+
+
+def default_batch(design: Design) -> int:
+    """Units played between two looks at the test: ``BATCH_GAMES`` worth."""
+    return BATCH_GAMES // unit_games(design)
 
 
 class CompareError(ValueError):
@@ -81,19 +117,21 @@ def pair_placings(outcome: GameOutcome, new: str, base: str) -> list[tuple[int, 
     ]
 
 
-class GroupTally:
-    """Seed groups filling up as their games arrive, in any order: stored ones, then live ones.
+class UnitTally:
+    """Units (swap pairs or seed groups) filling up as their games arrive, in any order:
+    stored ones, then live ones.
 
-    A group counts once it holds a game of each of its six seatings; a game of a seating
-    already in its group (never expected: the store keeps one game per match and index) is
-    ignored, so that a group is never scored on a seating twice.
+    A unit counts once it holds a game of each of its seatings (``unit_seatings``); a game
+    of a seating already in its unit (never expected: the store keeps one game per match and
+    index) is ignored, so that a unit is never scored on a seating twice.
     """
 
-    def __init__(self, new: str, base: str) -> None:
+    def __init__(self, new: str, base: str, design: Design = DEFAULT_DESIGN) -> None:
         if new == base:
             raise CompareError(f"NEW and BASE must be distinct entrants, both are {new}")
         self.new = new
         self.base = base
+        self.design = design
         self._groups: dict[int, dict[tuple[str, str, str], GameOutcome]] = {}
         self._scores: dict[int, float] = {}
         self._pairs: dict[int, int] = {}
@@ -109,11 +147,20 @@ class GroupTally:
             raise CompareError(
                 f"a game of {', '.join(names)} is no game of {self.new} and {self.base}"
             )
+        expected = {
+            tuple(self.new if e == NEW else self.base for e in seating)
+            for seating in unit_seatings(self.design, game.seed)
+        }
+        if names not in expected:
+            raise CompareError(
+                f"a game of {', '.join(names)} on seed {game.seed} is no game of this "
+                f"comparison's {'swap pairs' if self.design == 'pairs' else 'seed groups'}"
+            )
         group = self._groups.setdefault(game.seed, {})
         if names in group:
             return None
         group[names] = game.outcome
-        if len(group) < GROUP_GAMES:
+        if len(group) < unit_games(self.design):
             return None
         placings = [
             p for outcome in group.values() for p in pair_placings(outcome, self.new, self.base)
@@ -124,31 +171,33 @@ class GroupTally:
         return score
 
     def scores(self) -> list[float]:
-        """The scores of the complete groups, in seed order."""
+        """The scores of the complete units, in seed order."""
         return [self._scores[seed] for seed in sorted(self._scores)]
 
     def score_ratio(self) -> SeedRatio:
-        """The complete groups' points over their team pairs, per seed: the mean group
-        score (every group has as many pairs) as a rate whose units are the pairs."""
+        """The complete units' points over their team pairs, per seed: the mean unit score
+        (every unit has as many pairs) as a rate whose units are the pairs."""
         ratio = SeedRatio()
         for seed, score in self._scores.items():
             ratio.add(seed, score * self._pairs[seed], float(self._pairs[seed]))
         return ratio
 
 
-def next_target(complete_groups: int, batch: int, max_games: int) -> int | None:
-    """Games per seating that the next batch plays up to; None once the cap leaves no group.
+def next_target(
+    complete_units: int, batch: int, max_games: int, design: Design = DEFAULT_DESIGN
+) -> int | None:
+    """The seeds that the next batch plays up to; None once the cap leaves no unit.
 
-    ``batch`` more seeds than the complete groups (the runner plays only what is missing,
-    so a group left incomplete by an interruption is completed first), never past
-    ``max_games`` (whole groups only).
+    ``batch`` more seeds than the complete units (one unit a seed; the runner plays only
+    what is missing, so a unit left incomplete by an interruption is completed first), never
+    past ``max_games`` (whole units only).
     """
     if batch < 1:
         raise CompareError(f"--batch must be at least 1, not {batch}")
-    cap = max_games // GROUP_GAMES
-    if complete_groups >= cap:
+    cap = max_games // unit_games(design)
+    if complete_units >= cap:
         return None
-    return min(complete_groups + batch, cap)
+    return min(complete_units + batch, cap)
 
 
 @dataclass(frozen=True)
@@ -170,10 +219,11 @@ class CompareOutcome:
     max_games: int
     played: int = 0  # in this session
     too_few_seeds: bool = False
+    design: Design = DEFAULT_DESIGN
 
     @property
-    def groups(self) -> int:
-        return self.state.groups
+    def units(self) -> int:
+        return self.state.units
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -185,14 +235,20 @@ class CompareOutcome:
             "estimate": self.state.estimate,
             "interval": None if self.interval is None else list(self.interval),
             "too_few_seeds": self.too_few_seeds,
-            "groups": self.groups,
-            "seeds": self.groups,
+            "design": self.design,
+            "units": self.units,
+            "seeds": self.units,
             "games": self.games,
             "played": self.played,
             "max_games": self.max_games,
             "llr": self.state.llr,
             "lower": self.state.lower,
             "upper": self.state.upper,
+            "decided_by": self.state.decided_by,
+            "bet_better": self.state.bet_better,
+            "bet_not_better": self.state.bet_not_better,
+            "bet_bound": self.state.bet_bound,
+            "bet_bound_not_better": self.state.bet_bound_not_better,
             "margin": self.test.margin,
             "alpha": self.test.alpha,
             "beta": self.test.beta,
@@ -201,7 +257,7 @@ class CompareOutcome:
 
 def compare_outcome(
     run_id: str,
-    tally: GroupTally,
+    tally: UnitTally,
     test: Sprt,
     max_games: int,
     played: int = 0,
@@ -214,7 +270,7 @@ def compare_outcome(
     """
     scores = tally.scores()
     state = test.state(scores)
-    capped = len(scores) >= max_games // GROUP_GAMES
+    capped = len(scores) >= max_games // unit_games(tally.design)
     verdict: Verdict = state.verdict
     interval = None
     if with_interval:
@@ -233,6 +289,7 @@ def compare_outcome(
         max_games=max_games,
         played=played,
         too_few_seeds=with_interval and interval is None,
+        design=tally.design,
     )
 
 
@@ -249,9 +306,10 @@ class CompareConfig(RunConfig):
     ``--max-games`` continues the same test.
     """
 
+    schedule: SchedulePlan = field(default_factory=lambda: compare_schedule(DEFAULT_DESIGN))
     test: Sprt = field(default_factory=Sprt)
     max_games: int = DEFAULT_MAX_GAMES
-    batch: int = DEFAULT_BATCH
+    batch: int | None = None  # units between two looks; None: ``default_batch(design)``
     name: str | None = None  # --run-id: the run's id instead of one derived from its identity
 
     def identity(self) -> dict[str, Any]:
@@ -270,6 +328,21 @@ class CompareConfig(RunConfig):
     def run_id(self) -> str:
         return self.name if self.name is not None else super().run_id
 
+    @property
+    def design(self) -> Design:
+        """Swap pairs when the schedule plays them (``compare_schedule``), else seed groups."""
+        return "pairs" if self.schedule.kind == "pairs" else "groups"
+
+    @property
+    def looks_every(self) -> int:
+        """Units played between two looks at the test."""
+        return self.batch if self.batch is not None else default_batch(self.design)
+
+
+def compare_schedule(design: Design) -> SchedulePlan:
+    """The schedule of a comparison in the design (seed groups: the round robin)."""
+    return SchedulePlan("pairs") if design == "pairs" else SchedulePlan()
+
 
 # Told where the test stands after each stored game (the live line; without the interval).
 OnComparePosition = Callable[[CompareOutcome], None]
@@ -285,11 +358,10 @@ def check_config(config: CompareConfig) -> None:
             f"NEW and BASE are the same bot, {new} (same name and version): to compare a bot "
             "with itself, copy it and give the copy another name in its bot.toml"
         )
-    if config.max_games < GROUP_GAMES:
-        raise CompareError(
-            f"--max-games must allow one seed group, {GROUP_GAMES} games, not {config.max_games}"
-        )
-    if config.batch < 1:
+    unit = unit_games(config.design)
+    if config.max_games < unit:
+        raise CompareError(f"--max-games must allow one unit, {unit} games, not {config.max_games}")
+    if config.looks_every < 1:
         raise CompareError(f"--batch must be at least 1, not {config.batch}")
 
 
@@ -332,7 +404,7 @@ def run_compare(
     """
     check_config(config)
     new, base = config.labels
-    tally = GroupTally(new, base)
+    tally = UnitTally(new, base, config.design)
     with ResultsStore.open(config.db_path) as store:
         for game in _stored_games(store, config):
             tally.add(game)
@@ -354,14 +426,13 @@ def run_compare(
     if on_position is not None:
         on_position(outcome)
     while not outcome.finished:
-        target = next_target(outcome.groups, config.batch, config.max_games)
+        target = next_target(outcome.units, config.looks_every, config.max_games, config.design)
         assert target is not None  # not finished: the cap leaves room for a group
         batch = dataclasses.replace(config, games=target)
         run_tournament(batch, log_root, on_game=on_game, executor=executor, on_notice=on_notice)
         before, outcome = outcome, position(with_interval=False)
-        if outcome.groups <= before.groups:  # never expected: every game is stored, faults too
+        if outcome.units <= before.units:  # never expected: every game is stored, faults too
             raise CompareError(
-                f"a batch up to game {target} completed no seed group; "
-                f"see the logs under {log_root}"
+                f"a batch up to game {target} completed no unit; see the logs under {log_root}"
             )
     return position(with_interval=True)

@@ -193,7 +193,7 @@ class TournamentRunner:
         self.progress.already_done = self.progress.done = len(done)
         todo: list[tuple[ScheduledMatch, frozenset[int]]] = []
         for scheduled in self.schedule:
-            skip = frozenset(i for i in range(scheduled.games) if (scheduled.key, i) in done)
+            skip = scheduled.skipped(i for i in scheduled.indices if (scheduled.key, i) in done)
             if len(skip) < scheduled.games:
                 todo.append((scheduled, skip))
             store.ensure_match(run_id, scheduled.key, _ids(entrant_ids, scheduled.entrants))
@@ -240,8 +240,8 @@ class TournamentRunner:
                     )
                     await asyncio.sleep(REPLAY_PAUSE_S * attempt)
                     done = self.store.completed_games(self.config.run_id)
-                    games = range(scheduled.games)
-                    skip = frozenset(i for i in games if (scheduled.key, i) in done)
+                    games = scheduled.indices
+                    skip = scheduled.skipped(i for i in games if (scheduled.key, i) in done)
             summary.join_wait_seconds += outcome.join_wait_seconds
             summary.launch_seconds += outcome.launch_seconds
             if summary.bots_cpu_seconds is not None:

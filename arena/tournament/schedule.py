@@ -9,12 +9,13 @@ luck cancels out.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import itertools
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
@@ -80,11 +81,24 @@ def seed_warning(seed: int) -> str:
 
 @dataclass(frozen=True)
 class ScheduledMatch:
-    """One seating of one triple, playing games 0 … ``games`` - 1 of the run."""
+    """One seating of one triple, playing games 0 … ``games`` - 1 of the run, or every
+    ``every``-th of them from ``offset`` (``swap_pairs``)."""
 
     key: str  # stable across runs of the same command: used to resume
     entrants: tuple[int, int, int]  # entrant indices by team (R1.2)
     games: int
+    every: int = 1
+    offset: int = 0
+
+    @property
+    def indices(self) -> range:
+        """The game indices this match plays: its games' keys are ``RunKey.game(i)``."""
+        return range(self.offset, self.games, self.every)
+
+    def skipped(self, done: Iterable[int] = ()) -> frozenset[int]:
+        """The indices below ``games`` that the match does not play: not its own, or ``done``."""
+        mine = self.indices
+        return frozenset(i for i in range(self.games) if i not in mine) | frozenset(done)
 
 
 def triples(count: int) -> list[tuple[int, int, int]]:
@@ -114,8 +128,26 @@ def round_robin(entrant_count: int, games: int) -> list[ScheduledMatch]:
     return schedule
 
 
+def swap_pairs(games: int) -> list[ScheduledMatch]:
+    """Two entrants' six seatings, each seed played by one seating and its mirror only.
+
+    The mirror of a seating swaps the two entrants ({A,A,B} on teams 0, 1, 2 against {B,B,A}
+    on the same teams), so over the two games each entrant held every hand the other held
+    (R3.1a): a swap pair, fishtest's game pair with the colours reversed. Seed k goes to the
+    pair k mod 3 (``round_robin(2, …)``'s keys: seating s and 5 - s), so the three pairs
+    take turns and each seed is two games: its luck cancels as in a seed group, on a third
+    of the games.
+    """
+    matches = round_robin(2, games)
+    pairs = len(matches) // 2
+    return [
+        dataclasses.replace(m, every=pairs, offset=min(s, len(matches) - 1 - s))
+        for s, m in enumerate(matches)
+    ]
+
+
 def schedule_size(schedule: Sequence[ScheduledMatch]) -> int:
-    return sum(m.games for m in schedule)
+    return sum(len(m.indices) for m in schedule)
 
 
 def sampled_triples(entrant_count: int, count: int) -> list[tuple[int, int, int]]:
@@ -260,7 +292,8 @@ class SchedulePlan:
     Part of a sampled run's identity, so that the same command resumes the same schedule.
     """
 
-    kind: Literal["full", "sampled"] = "full"
+    # "pairs": two entrants' swap pairs (``swap_pairs``), the schedule of ``arena compare``.
+    kind: Literal["full", "sampled", "pairs"] = "full"
     matches: int | None = None  # sampled: a multiple of six (whole triples)
     reason: str = field(default="", compare=False)  # why it was chosen, for the one line
 
@@ -269,14 +302,20 @@ class SchedulePlan:
             raise ValueError("a sampled schedule, and only it, has a number of matches")
 
     def build(self, entrant_count: int, games: int) -> list[ScheduledMatch]:
+        if self.kind == "pairs":
+            if entrant_count != 2:
+                raise ScheduleError("swap pairs are a schedule of two entrants")
+            return swap_pairs(games)
         if self.matches is None:
             return round_robin(entrant_count, games)
         return sampled(entrant_count, self.matches, games)
 
     def identity(self) -> dict[str, Any] | None:
         """What a run's identity records; None for the full round robin (as before it)."""
-        if self.matches is None:
+        if self.kind == "full":
             return None
+        if self.kind == "pairs":
+            return {"kind": self.kind}
         return {"kind": self.kind, "matches": self.matches}
 
     def describe(self, entrant_count: int) -> str:

@@ -20,6 +20,17 @@ group were a coin flip (no comparison could end before about 31 groups, and dupl
 play's low spread was thrown away), so they are dropped once the groups lie on both sides
 of 1/2 and of 1/2 + margin and at least ``MIN_GROUPS_WITHOUT_PRIOR`` are in. ``arena bench
 stats`` and the tests check the errors on lumpy and noisy score distributions.
+
+While the pseudo-observations are still needed the ratio cannot weigh one-sided scores
+(every group of greedy against lowest lies above 1/2: 31 groups at least), yet such scores
+are strong evidence: a mean of 1/2 on [0, 1] makes sixteen groups all at 5/6 or more a
+chance below 0.6^16 (Markov). Over that phase the test also bets (``betting_log_wealth``,
+testing by betting: Waudby-Smith and Ramdas 2023): wealth that multiplies by 1 + lam (x -
+1/2) at each group is a nonnegative supermartingale when the mean is at most 1/2, so by
+Ville's inequality it reaches 1 / alpha with chance at most alpha, however often it is
+looked at and whatever the scores' distribution; mixing over bet sizes lam (a uniform
+prior) needs no guess of the advantage. The same against 1/2 + margin, with 1 / beta,
+says "not better". Once the groups lie on both sides the ratio alone decides, as before.
 """
 
 from __future__ import annotations
@@ -30,11 +41,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+import numpy as np
+
 __all__ = [
     "MIN_GROUPS_WITHOUT_PRIOR",
     "Sprt",
     "SprtState",
     "Verdict",
+    "betting_log_wealth",
     "group_score",
     "gsprt_llr",
     "needs_prior",
@@ -50,6 +64,43 @@ _PRIOR_WEIGHT: Final = 1e-3
 # distributions (90-98 % of groups at exactly 1/2, and noisy ones) 16 kept the false
 # positives at 0.000-0.052 and the power at 0.956-0.993.
 MIN_GROUPS_WITHOUT_PRIOR: Final = 16
+
+
+# Bet sizes mixed (uniform) by ``betting_log_wealth``: fine enough that the mixture is within
+# a few hundredths of a nat of its integral for a hundred groups.
+_BET_SIZES: Final = 256
+
+
+def betting_log_wealth(values: Sequence[float], mean: float, side: Literal[1, -1]) -> float:
+    """Log of the wealth of betting, group by group, against "the mean score is ``mean``".
+
+    ``side`` 1 bets that the mean is above ``mean`` (wealth x (1 + lam (x - mean))), -1 that
+    it is below (x (1 + lam (mean - x))); lam runs over (0, its largest value that keeps
+    every factor nonnegative on [0, 1]), mixed uniformly. Under the hypothesis (a mean of at
+    most ``mean`` for side 1, at least for -1) the wealth is a nonnegative supermartingale
+    that starts at 1, so it ever reaches 1 / a with chance at most a (Ville).
+
+    >>> round(betting_log_wealth([1.0] * 8, 0.5, 1), 2)  # eight groups won outright
+    4.04
+    >>> betting_log_wealth([], 0.5, 1)
+    0.0
+    """
+    if not values:
+        return 0.0
+    if not 0.0 < mean < 1.0:
+        raise ValueError(f"the mean bet against lies strictly between 0 and 1, not {mean}")
+    largest = 1.0 / mean if side == 1 else 1.0 / (1.0 - mean)
+    counts = Counter(values)
+    shifts = side * (np.fromiter(counts, dtype=float) - mean)
+    weights = np.fromiter(counts.values(), dtype=float)
+    lams = (np.arange(_BET_SIZES) + 0.5) / _BET_SIZES * largest
+    factors = 1.0 + np.outer(lams, shifts)
+    with np.errstate(divide="ignore"):  # a factor of 0 is a bet lost whole: log-wealth -inf
+        logs = np.log(np.maximum(factors, 0.0)) @ weights
+    top = float(logs.max())
+    if top == -math.inf:
+        return -math.inf
+    return top + math.log(float(np.exp(logs - top).mean()))
 
 
 def group_score(placings: Iterable[tuple[int, int]]) -> float:
@@ -138,14 +189,28 @@ def gsprt_llr(values: Sequence[float], s0: float, s1: float, prior: bool | None 
 
 @dataclass(frozen=True)
 class SprtState:
-    """Where the test stands after ``groups`` seed groups."""
+    """Where the test stands after ``units`` units (swap pairs or seed groups)."""
 
-    groups: int
+    units: int
     estimate: float  # the mean group score so far
     llr: float
     lower: float  # at or below: not better
     upper: float  # at or above: better
-    verdict: Verdict  # "undecided" while the ratio is between the bounds
+    verdict: Verdict  # "undecided" while the ratio is between the bounds (and no bet won)
+    # While the ratio is floored (``needs_prior``): the log-wealth of betting against "even"
+    # (at ``bet_bound`` or above: better) and against "ahead by the margin" (at
+    # ``bet_bound_not_better``: not better); None once the ratio alone decides.
+    bet_better: float | None = None
+    bet_not_better: float | None = None
+    bet_bound: float = math.log(20.0)
+    bet_bound_not_better: float = math.log(20.0)
+
+    @property
+    def decided_by(self) -> Literal["ratio", "bet"] | None:
+        """Which evidence reached its bound; None while undecided."""
+        if self.verdict == "undecided":
+            return None
+        return "ratio" if self.llr >= self.upper or self.llr <= self.lower else "bet"
 
 
 @dataclass(frozen=True)
@@ -171,18 +236,41 @@ class Sprt:
     def upper(self) -> float:
         return math.log((1.0 - self.beta) / self.alpha)
 
+    @property
+    def bet_bound(self) -> float:
+        """The log-wealth at which betting against "even" says better: 1 / alpha (Ville)."""
+        return -math.log(self.alpha)
+
+    @property
+    def bet_bound_not_better(self) -> float:
+        return -math.log(self.beta)
+
     def state(self, values: Sequence[float]) -> SprtState:
-        llr = gsprt_llr(values, 0.5, 0.5 + self.margin)
+        s0, s1 = 0.5, 0.5 + self.margin
+        llr = gsprt_llr(values, s0, s1)
         verdict: Verdict = "undecided"
+        bet_better = bet_not_better = None
+        if values and needs_prior(values, s0, s1):
+            # The ratio is floored here; the bets are not (the module's docstring).
+            bet_better = betting_log_wealth(values, s0, 1)
+            bet_not_better = betting_log_wealth(values, s1, -1)
         if llr >= self.upper:
             verdict = "better"
         elif llr <= self.lower:
             verdict = "not better"
+        elif bet_better is not None and bet_better >= self.bet_bound:
+            verdict = "better"
+        elif bet_not_better is not None and bet_not_better >= self.bet_bound_not_better:
+            verdict = "not better"
         return SprtState(
-            groups=len(values),
+            units=len(values),
             estimate=sum(values) / len(values) if values else 0.5,
             llr=llr,
             lower=self.lower,
             upper=self.upper,
             verdict=verdict,
+            bet_better=bet_better,
+            bet_not_better=bet_not_better,
+            bet_bound=self.bet_bound,
+            bet_bound_not_better=self.bet_bound_not_better,
         )

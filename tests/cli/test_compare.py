@@ -1,7 +1,7 @@
 """``arena compare NEW BASE`` end to end: real bot processes, a real results file.
 
-Kept fast by a wide margin and loose error rates, so that the test decides in a few seed
-groups (greedy finishes ahead of lowest in nearly every pair): about 20 s on two cores.
+Kept fast by a wide margin and loose error rates, so that the test decides in a few swap
+pairs (greedy finishes ahead of lowest in nearly every pair): about 20 s on two cores.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_pat
     assert "NEW is better than BASE" in first.stdout, show(first)
     assert "greedy@" in first.stdout and "lowest@" in first.stdout, show(first)
     games = _stored_games(db)
-    assert games % 6 == 0 and 6 <= games <= 36, show(first)
+    assert games % 2 == 0 and 2 <= games <= 36, show(first)
 
     again = invoke("compare", GREEDY, LOWEST, "--db", str(db), "--json", *QUICK, *FAST)
     assert_ok(again)
@@ -53,13 +53,16 @@ def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_pat
     assert verdict["verdict"] == "better"
     assert verdict["played"] == 0  # resumed a finished comparison: nothing to play
     assert verdict["games"] == games == _stored_games(db)
-    assert verdict["groups"] == games // 6
-    assert verdict["llr"] >= verdict["upper"]
-    if verdict["groups"] >= 4:  # stats.MIN_SEEDS_FOR_INTERVAL: each group is one seed
+    assert verdict["design"] == "pairs" and verdict["units"] == games // 2
+    # Every pair lies above 1/2, where the ratio is floored: betting decides (sequential.py).
+    assert verdict["decided_by"] == "bet", verdict
+    assert verdict["bet_better"] >= verdict["bet_bound"] and verdict["llr"] < verdict["upper"]
+    if verdict["units"] >= 4:  # stats.MIN_SEEDS_FOR_INTERVAL: each pair is one seed
         assert verdict["interval"][0] > 0.5
     else:
         assert verdict["interval"] is None and verdict["too_few_seeds"], verdict
-    assert f"{verdict['groups']} seed groups, {games} games" in first.stdout
+    assert f"{verdict['units']} swap pairs, {games} games" in first.stdout
+    assert "decided by betting against 'even'" in first.stdout, show(first)
 
     # The comparison is a run of the database: the report reads it.
     report = invoke("report", verdict["run_id"], "--db", str(db), "--json")
@@ -70,29 +73,38 @@ def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_pat
 def test_random_against_its_copy_is_never_better_at_a_small_cap(tmp_path: Path) -> None:
     copy = copy_bot("random", tmp_path / "random-copy", "random2")
     db = tmp_path / "arena.db"
+    groups = ("--design", "groups")
     result = invoke(
-        "compare", str(copy), RANDOM, "--db", str(db), "--max-games", "12", "--json", *FAST
+        "compare", str(copy), RANDOM, "--db", str(db), "--max-games", "12", "--json", *groups, *FAST
     )
     verdict = json.loads(result.stdout)
-    # Two groups cannot reach the default bounds (a group moves the ratio by 0.1 at most).
+    assert verdict["design"] == "groups", show(result)
+    # Two groups cannot reach the default bounds (a group moves the ratio by 0.1 at most, and
+    # a bet's log-wealth by log 2).
     assert verdict["verdict"] == "undecided", show(result)
     assert result.exit_code == 3, show(result)
     assert verdict["games"] == 12 == _stored_games(db)
 
     # A higher cap continues the same test: the two stored groups count.
     more = invoke(
-        "compare", str(copy), RANDOM, "--db", str(db), "--max-games", "18", "--json", *FAST
+        "compare", str(copy), RANDOM, "--db", str(db), "--max-games", "18", "--json", *groups, *FAST
     )
     continued = json.loads(more.stdout)
     assert continued["run_id"] == verdict["run_id"], show(more)
-    assert (continued["groups"], continued["games"], continued["played"]) == (3, 18, 6)
+    assert (continued["units"], continued["games"], continued["played"]) == (3, 18, 6)
     assert continued["verdict"] == "undecided" and more.exit_code == 3, show(more)
 
 
-def _outcome(verdict: Verdict, groups: int = 32) -> CompareOutcome:
+def _outcome(verdict: Verdict, groups: int = 32, bet: bool = False) -> CompareOutcome:
     test = Sprt()
     llr = {"better": 3.05, "not better": -3.1, "undecided": 0.4}[verdict]
-    state = SprtState(groups, 0.956, llr, test.lower, test.upper, verdict)
+    bets: dict[str, float] = {}
+    if bet:  # decided by a bet: the ratio short of its bounds
+        llr = 0.4
+        bets = {"bet_better": 3.2, "bet_not_better": -9.5}
+        if verdict == "not better":
+            bets = {"bet_better": -9.5, "bet_not_better": 3.2}
+    state = SprtState(groups, 0.956, llr, test.lower, test.upper, verdict, **bets)
     return CompareOutcome(
         run_id="14dce8615cf1",
         new="greedy@73d4cbb44931",
@@ -105,6 +117,7 @@ def _outcome(verdict: Verdict, groups: int = 32) -> CompareOutcome:
         games=6 * groups,
         max_games=3000,
         played=6 * groups,
+        design="groups",
     )
 
 
@@ -113,15 +126,25 @@ def _console() -> tuple[Console, io.StringIO]:
     return Console(file=buffer, width=80, color_system=None, soft_wrap=True), buffer
 
 
-@pytest.mark.parametrize("verdict", ["better", "not better", "undecided"])
-def test_the_verdict_fits_80_columns_with_its_figures(verdict: Verdict) -> None:
+@pytest.mark.parametrize(
+    ("verdict", "bet"),
+    [
+        ("better", False),
+        ("not better", False),
+        ("undecided", False),
+        ("better", True),
+        ("not better", True),
+    ],
+)
+def test_the_verdict_fits_80_columns_with_its_figures(verdict: Verdict, bet: bool) -> None:
     console, buffer = _console()
-    render_compare(console, _outcome(verdict), "arena report 14dce8615cf1")
+    render_compare(console, _outcome(verdict, bet=bet), "arena report 14dce8615cf1")
     text = buffer.getvalue()
     assert all(len(line) <= 80 for line in text.splitlines()), text
     assert "…" not in text
     for figure in ("95.6%", "94.0%–97.1%", "32 seeds", "192 games", "-2.94", "+2.94"):
         assert figure in text, text
+    assert ("decided by betting" in text) == bet, text
     first = text.splitlines()[0]
     assert first.startswith(
         {"better": "NEW is better", "not better": "NEW is not better"}.get(verdict, "undecided")

@@ -23,7 +23,7 @@ from conftest import DESKTOP, PHONE, PageLog
 from playwright.sync_api import Page
 
 from arena.present.html.compare import VERDICT_TEXT
-from arena.tournament.compare import GroupTally
+from arena.tournament.compare import UnitTally
 from arena.tournament.results import ResultsStore
 from arena.tournament.sequential import Sprt
 
@@ -46,7 +46,8 @@ def comparison(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
     root = tmp_path_factory.mktemp("compare")
     db, page = root / "arena.db", root / "compare.html"
     arena = Path(sys.executable).parent / "arena"
-    # Two seed groups, the test looking after each: undecided at the cap, a path of two.
+    # Three swap pairs, the test looking after each: undecided at the cap (three pairs cannot
+    # reach the bounds, nor the bet: log-wealth 1.3 at most), a path of three.
     # A process of its own: playwright's driver holds this thread's event loop.
     result = subprocess.run(
         [
@@ -55,7 +56,7 @@ def comparison(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
             str(SAMPLES / "greedy"),
             str(SAMPLES / "lowest"),
             "--max-games",
-            "12",
+            "6",
             "--batch",
             "1",
             "--decision-ms",
@@ -105,25 +106,28 @@ def test_the_page_shows_the_verdict_score_interval_and_settings(
     assert figure("alpha") == printed["alpha"]
     assert figure("beta") == printed["beta"]
     assert figure("llr") == printed["llr"]
-    assert figure("groups") == printed["groups"] == 2
-    assert figure("games") == printed["games"] == 12
-    # Two groups are two seeds, too few for an interval: the page says so, as the command
+    assert printed["design"] == "pairs"
+    assert figure("units") == printed["units"] == 3
+    assert figure("games") == printed["games"] == 6
+    # Every pair so far on one side: the test bets too, and the page shows the bet.
+    assert figure("bet") == printed["bet_better"]
+    # Three pairs are three seeds, too few for an interval: the page says so, as the command
     # does, and draws no bar (stats.MIN_SEEDS_FOR_INTERVAL).
     table = page.locator("#figures table")
     assert printed["interval"] is None and printed["too_few_seeds"]
     assert [table.get_attribute(f"data-{end}") for end in ("low", "high")] == ["", ""]
     shown = page.locator('[data-figure="interval"] td.figure').inner_text()
-    assert shown == "too few seeds (2)"
+    assert shown == "too few seeds (3)"
     assert page.locator('[data-figure="interval"] svg.bar').count() == 0
     assert page_log.errors == []
     assert page_log.requests_besides(url) == []
 
 
-def test_the_chart_is_the_tests_ratio_after_each_group(comparison: Comparison, page: Page) -> None:
+def test_the_chart_is_the_tests_ratio_after_each_unit(comparison: Comparison, page: Page) -> None:
     printed = comparison.printed
     page.goto(comparison.page.resolve().as_uri())
     chart = page.locator("#llr svg.llr")
-    assert int(chart.get_attribute("data-groups") or "") == printed["groups"]
+    assert int(chart.get_attribute("data-units") or "") == printed["units"]
     bounds = {
         name: float(page.locator(f'[data-bound="{name}"]').get_attribute("data-value") or "")
         for name in ("lower", "upper")
@@ -131,19 +135,20 @@ def test_the_chart_is_the_tests_ratio_after_each_group(comparison: Comparison, p
     assert bounds == {"lower": printed["lower"], "upper": printed["upper"]}
     points = page.locator("#llr circle.point")
     shown = [float(points.nth(i).get_attribute("data-llr") or "") for i in range(points.count())]
-    # The sequential test on the first k stored groups, for every k.
+    # The sequential test on the first k stored pairs, for every k.
     test = Sprt(printed["margin"], printed["alpha"], printed["beta"])
-    tally = GroupTally(printed["new"], printed["base"])
+    tally = UnitTally(printed["new"], printed["base"], printed["design"])
     with ResultsStore.open(comparison.db, create=False) as store:
         for game in store.seeded_outcomes(printed["run_id"]):
             tally.add(game)
     scores = tally.scores()
     assert shown == [test.state(scores[:k]).llr for k in range(1, len(scores) + 1)]
     assert shown[-1] == printed["llr"]
-    # Drawn in order from group 0 (no evidence) on, between the bounds' lines.
+    # Drawn in order from unit 0 (no evidence) on, between the bounds' lines.
     xs = [float(points.nth(i).get_attribute("cx") or "") for i in range(points.count())]
     assert xs == sorted(xs)
     assert page.locator("#llr polyline.path").count() == 1
+    assert page.locator("#llr polyline.bet").count() == 1  # the bet, while one-sided
 
 
 def test_the_games_link_their_replays(comparison: Comparison, page: Page) -> None:

@@ -1,5 +1,5 @@
-"""The pure parts of ``arena compare`` (arena/tournament/compare.py): seed groups, their scores,
-the stopping rule, and what makes a comparison the same run again."""
+"""The pure parts of ``arena compare`` (arena/tournament/compare.py): swap pairs and seed
+groups, their scores, the stopping rule, and what makes a comparison the same run again."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from arena.tournament.compare import (
     GROUP_SEATINGS,
     CompareConfig,
     CompareError,
-    GroupTally,
+    UnitTally,
     check_config,
     compare_outcome,
+    compare_schedule,
     next_target,
     pair_placings,
 )
+from arena.tournament.schedule import swap_pairs
 from arena.tournament.sequential import Sprt
 from arena.tournament.stats import GameOutcome, SeededOutcome
 
@@ -68,7 +70,7 @@ def test_pair_placings_compare_every_new_team_with_every_base_team() -> None:
 
 
 def test_a_group_counts_once_its_six_seatings_are_in() -> None:
-    tally = GroupTally(NEW, BASE)
+    tally = UnitTally(NEW, BASE, "groups")
     games = _group(0, {NEW: 100, BASE: 0})
     assert [tally.add(g) for g in games[:-1]] == [None] * 5
     assert tally.scores() == []
@@ -78,7 +80,7 @@ def test_a_group_counts_once_its_six_seatings_are_in() -> None:
 
 
 def test_a_seating_played_twice_on_a_seed_is_counted_once() -> None:
-    tally = GroupTally(NEW, BASE)
+    tally = UnitTally(NEW, BASE, "groups")
     games = _group(3, {NEW: 0, BASE: 100})
     for game in games[:3]:
         tally.add(game)
@@ -93,14 +95,14 @@ def test_when_the_cards_alone_decide_the_group_scores_one_half() -> None:
     """Team 0 wins every game of the seed, whoever holds it: luck, not skill. Every seating
     puts each entrant on each team, so the luck cancels out and the group scores exactly 1/2
     (the duplicate design's point, R3.1a)."""
-    tally = GroupTally(NEW, BASE)
+    tally = UnitTally(NEW, BASE, "groups")
     for seating in GROUP_SEATINGS:
         tally.add(_game(7, seating, (30, 20, 10)))
     assert tally.scores() == [0.5]
 
 
 def test_groups_are_scored_in_seed_order_whatever_order_their_games_arrive_in() -> None:
-    tally = GroupTally(NEW, BASE)
+    tally = UnitTally(NEW, BASE, "groups")
     late, early = _group(5, {NEW: 100, BASE: 0}), _group(1, {NEW: 0, BASE: 100})
     for a, b in zip(late, early, strict=True):
         tally.add(a)
@@ -109,26 +111,93 @@ def test_groups_are_scored_in_seed_order_whatever_order_their_games_arrive_in() 
 
 
 def test_a_game_of_other_entrants_is_refused() -> None:
-    tally = GroupTally(NEW, BASE)
+    tally = UnitTally(NEW, BASE, "groups")
     with pytest.raises(CompareError):
         tally.add(SeededOutcome(0, GameOutcome((NEW, "other@1", NEW), (1, 2, 3), 2)))
     with pytest.raises(CompareError):
-        GroupTally(NEW, NEW)
+        UnitTally(NEW, NEW)
+
+
+def _pair(seed: int, score_of_team: dict[str, int]) -> list[SeededOutcome]:
+    """The two games of a seed's swap pair (``schedule.swap_pairs``: seating k mod 3 and
+    its mirror), scored as ``_group``."""
+    return [g for g in _group(seed, score_of_team) if g.outcome.entrants_by_team in _mirrors(seed)]
+
+
+def _mirrors(seed: int) -> set[tuple[str, str, str]]:
+    first = GROUP_SEATINGS[seed % 3]
+    mirror = tuple(1 - e for e in first)
+    return {tuple(NAMES[e] for e in first), tuple(NAMES[e] for e in mirror)}  # type: ignore[misc]
+
+
+def test_swap_pairs_play_each_seed_in_one_seating_and_its_mirror_only() -> None:
+    schedule = swap_pairs(9)
+    assert [m.key for m in schedule] == [m.key for m in compare_schedule("groups").build(2, 9)]
+    for seed in range(9):
+        playing = [m.entrants for m in schedule if seed in m.indices]
+        assert len(playing) == 2
+        assert playing[1] == tuple(1 - e for e in playing[0])  # NEW and BASE swapped
+    # Each seating plays a third of the seeds; the rest it skips, with the done ones.
+    assert sum(len(m.indices) for m in schedule) == 18
+    assert schedule[0].skipped({0}) == frozenset(range(9)) - {3, 6}
+
+
+def test_a_swap_pair_counts_once_its_two_games_are_in() -> None:
+    tally = UnitTally(NEW, BASE)  # swap pairs: the default design
+    assert tally.design == "pairs"
+    first, second = _pair(4, {NEW: 100, BASE: 0})
+    assert tally.add(first) is None
+    assert tally.add(second) == 1.0
+    assert tally.games == 2
+
+
+def test_the_cards_alone_make_a_swap_pair_score_one_half() -> None:
+    """Team 0 wins both games: over the pair each entrant held team 0's cards once (R3.1a)."""
+    tally = UnitTally(NEW, BASE)
+    for seed in range(3):  # each of the three pairs of seatings
+        for seating in GROUP_SEATINGS:
+            names = tuple(NAMES[e] for e in seating)
+            if names in _mirrors(seed):
+                tally.add(_game(seed, seating, (30, 20, 10)))
+    assert tally.scores() == [0.5, 0.5, 0.5]
+
+
+def test_a_game_outside_its_seeds_pair_is_refused() -> None:
+    tally = UnitTally(NEW, BASE)
+    stray = next(
+        g for g in _group(0, {NEW: 1, BASE: 0}) if g.outcome.entrants_by_team not in _mirrors(0)
+    )
+    with pytest.raises(CompareError, match="swap pairs"):
+        tally.add(stray)
+
+
+def test_a_one_sided_comparison_is_decided_by_betting_in_a_few_pairs() -> None:
+    tally = UnitTally(NEW, BASE)
+    for seed in range(12):
+        for game in _pair(seed, {NEW: 100, BASE: 0}):
+            tally.add(game)
+    outcome = compare_outcome("r", tally, Sprt(), max_games=3000)
+    assert outcome.verdict == "better" and outcome.state.decided_by == "bet"
+    assert outcome.state.llr < outcome.state.upper  # the floored ratio alone would play on
+    assert (outcome.units, outcome.games) == (12, 24)
+    assert outcome.to_json()["design"] == "pairs"
 
 
 def test_each_batch_adds_seeds_up_to_the_cap() -> None:
-    assert next_target(0, 4, 3000) == 4
-    assert next_target(4, 4, 3000) == 8
-    assert next_target(2, 4, 3000) == 6  # after an interruption: from the complete groups
-    assert next_target(8, 4, 60) == 10  # the cap is 10 groups (60 games)
-    assert next_target(10, 4, 60) is None
-    assert next_target(0, 4, 5) is None  # not even one group fits
+    assert next_target(0, 4, 3000, "groups") == 4
+    assert next_target(4, 4, 3000, "groups") == 8
+    assert next_target(2, 4, 3000, "groups") == 6  # after an interruption: the complete ones
+    assert next_target(8, 4, 60, "groups") == 10  # the cap is 10 groups (60 games)
+    assert next_target(10, 4, 60, "groups") is None
+    assert next_target(0, 4, 5, "groups") is None  # not even one group fits
     with pytest.raises(CompareError):
         next_target(0, 0, 60)
+    assert next_target(24, 12, 60, "pairs") == 30  # 30 pairs of two games
+    assert next_target(30, 12, 60, "pairs") is None
 
 
-def _tally(scores: list[float]) -> GroupTally:
-    tally = GroupTally(NEW, BASE)
+def _tally(scores: list[float]) -> UnitTally:
+    tally = UnitTally(NEW, BASE, "groups")
     for seed, score in enumerate(scores):
         # A group scoring 1 or 0 (NEW ahead in all its pairs or none), by seed.
         winner = {NEW: 100, BASE: 0} if score == 1.0 else {NEW: 0, BASE: 100}
@@ -149,7 +218,7 @@ def test_the_test_decides_better_when_new_wins_every_group() -> None:
     assert high == 1.0
     assert 0.98 < low < 0.995
     assert outcome.to_json()["interval"] == [low, high]
-    assert outcome.groups == 40
+    assert outcome.units == 40
     assert outcome.games == 240
 
 
@@ -173,11 +242,11 @@ def test_at_the_cap_an_open_test_is_undecided() -> None:
 
 
 def test_no_group_yet_is_no_information() -> None:
-    outcome = compare_outcome("r", GroupTally(NEW, BASE), Sprt(), max_games=60)
+    outcome = compare_outcome("r", UnitTally(NEW, BASE, "groups"), Sprt(), max_games=60)
     assert outcome.verdict == "undecided"
     assert not outcome.finished
     assert outcome.interval is None and outcome.too_few_seeds
-    assert outcome.to_json()["groups"] == 0
+    assert outcome.to_json()["units"] == 0
     assert (outcome.to_json()["interval"], outcome.to_json()["too_few_seeds"]) == (None, True)
 
 
@@ -209,8 +278,11 @@ def test_every_batch_of_a_comparison_is_the_same_run(tmp_path: Path) -> None:
     assert config.identity()["compare"]["new"] == config.labels[0]
 
 
-def test_another_test_or_order_is_another_comparison(tmp_path: Path) -> None:
+def test_another_test_order_or_design_is_another_comparison(tmp_path: Path) -> None:
     config = _config(tmp_path)
+    assert config.design == "pairs"
+    groups = _config(tmp_path, schedule=compare_schedule("groups"))
+    assert groups.design == "groups" and groups.run_id != config.run_id
     assert _config(tmp_path, test=Sprt(margin=0.1)).run_id != config.run_id
     swapped = _config(tmp_path, entrants=(sample("lowest"), sample("greedy")))
     assert swapped.run_id != config.run_id
@@ -221,5 +293,5 @@ def test_the_same_bot_twice_is_refused_with_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(CompareError, match="give the copy another name"):
         check_config(_config(tmp_path, entrants=(sample("random"), sample("random"))))
     with pytest.raises(CompareError, match="--max-games"):
-        check_config(_config(tmp_path, max_games=5))
+        check_config(_config(tmp_path, max_games=1))  # not one swap pair
     check_config(_config(tmp_path))

@@ -7,8 +7,16 @@ import random
 import statistics
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from arena.tournament.sequential import Sprt, group_score, gsprt_llr, needs_prior
+from arena.tournament.sequential import (
+    Sprt,
+    betting_log_wealth,
+    group_score,
+    gsprt_llr,
+    needs_prior,
+)
 
 
 def test_group_score_counts_pairs_ahead_and_ties_as_half() -> None:
@@ -142,3 +150,61 @@ def test_the_pseudo_observations_go_once_both_sides_are_seen_on_16_groups() -> N
     assert gsprt_llr(both_sides, 0.5, 0.55) != gsprt_llr(both_sides, 0.5, 0.55, prior=True)
     # With the prior every group of 1 adds log(1 + 2 margin) at most; without, far more.
     assert gsprt_llr([1.0] * 20, 0.5, 0.55) == pytest.approx(20 * math.log(1.1), rel=1e-3)
+
+
+def test_one_sided_groups_are_decided_by_betting_long_before_the_floor() -> None:
+    """Every group of greedy against lowest lies above 1/2: the floored ratio needed 31
+    groups, the bet against "even" needs a handful (sequential.py's docstring)."""
+    test = Sprt()
+    ahead = test.state([11 / 12] * 8)
+    assert ahead.verdict == "better" and ahead.decided_by == "bet"
+    assert ahead.llr < ahead.upper and ahead.bet_better is not None
+    assert ahead.bet_better >= ahead.bet_bound == pytest.approx(math.log(20))
+    behind = test.state([1 / 12] * 8)
+    assert behind.verdict == "not better" and behind.decided_by == "bet"
+    assert test.state([11 / 12] * 4).verdict == "undecided"  # four groups are not enough
+    # Once the groups lie on both sides of both means, the ratio alone decides.
+    both = test.state([0.25, 0.75, 0.5, 0.6] * 5)
+    assert both.bet_better is None and both.bet_not_better is None
+
+
+@given(st.lists(st.sampled_from([k / 12 for k in range(13)]), min_size=1, max_size=30))
+@settings(max_examples=60, deadline=None)
+def test_a_bet_against_a_high_mean_is_the_mirror_of_one_against_a_low_mean(
+    values: list[float],
+) -> None:
+    mirrored = [1.0 - v for v in values]
+    assert betting_log_wealth(values, 0.55, -1) == pytest.approx(
+        betting_log_wealth(mirrored, 0.45, 1), abs=1e-9
+    )
+
+
+@given(
+    st.lists(st.sampled_from([k / 12 for k in range(13)]), min_size=1, max_size=20),
+    st.integers(0, 12),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_higher_score_never_lowers_the_wealth_of_betting_on_better(
+    values: list[float], raised: int
+) -> None:
+    index = raised % len(values)
+    higher = [*values]
+    higher[index] = min(1.0, higher[index] + 1 / 12)
+    assert betting_log_wealth(higher, 0.5, 1) >= betting_log_wealth(values, 0.5, 1) - 1e-12
+
+
+def test_betting_at_equal_strength_says_better_at_most_alpha_of_the_time() -> None:
+    """Ville's inequality: a nonnegative martingale from 1 reaches 20 with chance at most
+    1/20, however long it runs. 400 paths of 60 coin-flip groups (the worst case on [0, 1]
+    for a mean of 1/2), looked at every 4 groups as arena compare; binomial noise of 0.02
+    allowed."""
+    rng = random.Random(11)
+    crossed = 0
+    for _ in range(400):
+        values: list[float] = []
+        for _ in range(15):
+            values += [float(rng.random() < 0.5) for _ in range(4)]
+            if betting_log_wealth(values, 0.5, 1) >= math.log(20):
+                crossed += 1
+                break
+    assert crossed / 400 <= 0.05 + 0.02

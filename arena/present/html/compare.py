@@ -1,11 +1,11 @@
 """A comparison's page (``arena compare NEW BASE --html FILE``): the verdict in plain words,
-the score with its interval, the test's settings, the log-likelihood ratio after each seed
-group against its two bounds, and then the games as the run report lists them.
+the score with its interval, the test's settings, the log-likelihood ratio after each
+unit against its two bounds, and then the games as the run report lists them.
 
 Every figure is the comparison's own: the verdict, score, interval and ratio are those of
 the ``CompareOutcome`` that ``arena compare`` prints, and the ratio's path is recomputed
-from the stored games by the same code (``GroupTally`` groups them and scores each group,
-``Sprt.state`` weighs the groups so far), never by a test of the page's own.
+from the stored games by the same code (``UnitTally`` groups them and scores each unit,
+``Sprt.state`` weighs the units so far), never by a test of the page's own.
 
 Like the run report, the page makes no request (inline CSS and SVG, the games list's one
 script by its hash) and shows entrant names escaped.
@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from arena.tournament.compare import CompareOutcome, GroupTally
+from arena.present.compare import unit_name
+from arena.tournament.compare import CompareOutcome, UnitTally
 from arena.tournament.results import ResultsStore
 from arena.tournament.sequential import SprtState
 
@@ -52,10 +53,10 @@ def _e(text: object) -> str:
 
 
 def llr_path(store: ResultsStore, outcome: CompareOutcome) -> list[SprtState]:
-    """The test's state after each complete seed group of the comparison's stored games,
-    in the order the test counts them (seed order): ``Sprt.state`` of the first k groups'
+    """The test's state after each complete unit of the comparison's stored games,
+    in the order the test counts them (seed order): ``Sprt.state`` of the first k units'
     scores for k = 1, 2, …; its last entry is ``outcome.state``."""
-    tally = GroupTally(outcome.new, outcome.base)
+    tally = UnitTally(outcome.new, outcome.base, outcome.design)
     for game in store.seeded_outcomes(outcome.run_id):
         tally.add(game)
     scores = tally.scores()
@@ -135,7 +136,7 @@ def _figures_section(outcome: CompareOutcome) -> str:
     state, test = outcome.state, outcome.test
     bounds = ("", "")  # for the data attributes: empty where there is no interval
     if outcome.interval is None:
-        interval, bar = f"too few seeds ({state.groups})", ""
+        interval, bar = f"too few seeds ({state.units})", ""
     else:
         bounds = (repr(outcome.interval[0]), repr(outcome.interval[1]))
         low, high = outcome.interval
@@ -149,8 +150,8 @@ def _figures_section(outcome: CompareOutcome) -> str:
             "score",
             _percent(state.estimate),
             "the share of NEW-versus-BASE team pairs in which NEW finished ahead (a tie "
-            "counts half), averaged over the seed groups: 50 % when the two are equally "
-            "strong, whatever the cards",
+            f"counts half), averaged over the {unit_name(outcome)}: 50 % when the two are "
+            "equally strong, whatever the cards",
             state.estimate,
         ),
         (
@@ -158,7 +159,7 @@ def _figures_section(outcome: CompareOutcome) -> str:
             "95 % interval",
             interval,
             f'<div class="scorebar">{bar}</div>of the score, by a bootstrap over the '
-            f"{state.groups} seeds; the line is 50 %",
+            f"{state.units} seeds; the line is 50 %",
             None,
         ),
         (
@@ -192,12 +193,17 @@ def _figures_section(outcome: CompareOutcome) -> str:
             state.llr,
         ),
         (
-            "groups",
-            "seed groups",
-            str(state.groups),
-            "one game seed in every seating of {NEW, NEW, BASE} and {NEW, BASE, BASE}: six "
-            "games on the same cards (R3.1a)",
-            state.groups,
+            "units",
+            unit_name(outcome),
+            str(state.units),
+            (
+                "one game seed in a seating of {NEW, NEW, BASE} or {NEW, BASE, BASE} and in "
+                "its mirror, NEW and BASE swapped: two games on the same cards (R3.1a)"
+                if outcome.design == "pairs"
+                else "one game seed in every seating of {NEW, NEW, BASE} and {NEW, BASE, "
+                "BASE}: six games on the same cards (R3.1a)"
+            ),
+            state.units,
         ),
         (
             "games",
@@ -207,6 +213,19 @@ def _figures_section(outcome: CompareOutcome) -> str:
             outcome.games,
         ),
     ]
+    if state.bet_better is not None and state.bet_not_better is not None:
+        rows.append(
+            (
+                "bet",
+                "bets",
+                f"{state.bet_better:+.2f} / {state.bet_not_better:+.2f}",
+                "while every unit lies on one side of 50 % or of 50 % + margin, the ratio is "
+                "floored, so the test also bets: the log-wealth of betting against “equally "
+                f"strong” (better at {state.bet_bound:.2f}) and against “ahead by the margin” "
+                f"(not better at {state.bet_bound_not_better:.2f})",
+                state.bet_better,
+            )
+        )
     body = "".join(
         f'<tr data-figure="{key}"'
         + ("" if value is None else f' data-value="{value!r}"')
@@ -231,7 +250,7 @@ _BOTTOM: Final = 30
 
 
 def llr_chart(path: Sequence[SprtState], lower: float, upper: float) -> str:
-    """The ratio after each seed group (group 0: no evidence, 0) against its two bounds."""
+    """The ratio after each unit (unit 0: no evidence, 0) against its two bounds."""
     values = [0.0, *(state.llr for state in path)]
     low = min(lower, *values)
     high = max(upper, *values)
@@ -248,8 +267,8 @@ def llr_chart(path: Sequence[SprtState], lower: float, upper: float) -> str:
     right = _WIDTH - _RIGHT
     parts = [
         f'<svg class="llr" viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
-        f'aria-label="log-likelihood ratio after each of {len(path)} seed groups, between '
-        f'{lower:+.2f} and {upper:+.2f}" data-groups="{len(path)}" '
+        f'aria-label="log-likelihood ratio after each of {len(path)} units, between '
+        f'{lower:+.2f} and {upper:+.2f}" data-units="{len(path)}" '
         f'data-lower="{lower!r}" data-upper="{upper!r}">',
         f'<line class="zero" x1="{_LEFT}" x2="{right}" y1="{y(0):.1f}" y2="{y(0):.1f}"/>',
     ]
@@ -264,15 +283,22 @@ def llr_chart(path: Sequence[SprtState], lower: float, upper: float) -> str:
         f'<text class="tick" x="{_LEFT - 4}" y="{y(0) + 4:.1f}" text-anchor="end">0</text>'
         f'<text class="tick" x="{_LEFT}" y="{_HEIGHT - 10}">0</text>'
         f'<text class="tick" x="{x(groups):.1f}" y="{_HEIGHT - 10}" text-anchor="end">'
-        f"{len(path)} groups</text>"
+        f"{len(path)} units</text>"
     )
     if path:
         points = " ".join(f"{x(group):.1f},{y(llr):.1f}" for group, llr in enumerate(values))
         parts.append(f'<polyline class="path" points="{points}"/>')
+        bets = [
+            f"{x(group):.1f},{y(max(low, min(high, state.bet_better))):.1f}"
+            for group, state in enumerate(path, start=1)
+            if state.bet_better is not None
+        ]
+        if bets:  # the bet against "equally strong", while the ratio was floored
+            parts.append(f'<polyline class="bet" points="{" ".join(bets)}"/>')
         for group, state in enumerate(path, start=1):
             parts.append(
-                f'<circle class="point" data-group="{group}" data-llr="{state.llr!r}" '
-                f'cx="{x(group):.1f}" cy="{y(state.llr):.1f}" r="3"><title>after group '
+                f'<circle class="point" data-unit="{group}" data-llr="{state.llr!r}" '
+                f'cx="{x(group):.1f}" cy="{y(state.llr):.1f}" r="3"><title>after unit '
                 f"{group}: LLR {state.llr:+.2f}, score {_percent(state.estimate)}</title>"
                 "</circle>"
             )
@@ -283,15 +309,16 @@ def llr_chart(path: Sequence[SprtState], lower: float, upper: float) -> str:
 def _chart_section(path: Sequence[SprtState], outcome: CompareOutcome) -> str:
     state = outcome.state
     note = (
-        "No seed group is complete yet."
+        f"No {unit_name(outcome, 1)} is complete yet."
         if not path
-        else "After each seed group (in seed order), the log-likelihood ratio of “ahead by "
-        "the margin” against “equally strong”: the test stops when it reaches a bound "
-        f"(it looks after each batch of groups). Above {state.upper:+.2f}: better; below "
-        f"{state.lower:+.2f}: not better."
+        else f"After each {unit_name(outcome, 1)} (in seed order), the log-likelihood ratio "
+        "of “ahead by the margin” against “equally strong”: the test stops when it reaches a bound "
+        f"(it looks after each batch). Above {state.upper:+.2f}: better; below "
+        f"{state.lower:+.2f}: not better. Dashed: while every unit lay on one side, the "
+        f"log-wealth of betting against “equally strong” (better at {state.bet_bound:.2f})."
     )
     return (
-        f'<section id="llr"><h2>The evidence, group by group</h2><p>{_e(note)}</p>'
+        f'<section id="llr"><h2>The evidence, unit by unit</h2><p>{_e(note)}</p>'
         f'<div class="chart">{llr_chart(path, state.lower, state.upper)}</div></section>'
     )
 
@@ -313,6 +340,7 @@ svg.llr .bound { stroke-width: 1.5; stroke-dasharray: 6 4; }
 svg.llr .bound.upper { stroke: var(--good); } svg.llr .bound.lower { stroke: var(--bad); }
 svg.llr .bound-label.upper { fill: var(--good); } svg.llr .bound-label.lower { fill: var(--bad); }
 svg.llr .path { fill: none; stroke: var(--accent); stroke-width: 2; }
+svg.llr .bet { fill: none; stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 4 3; }
 svg.llr .point { fill: var(--accent); }
 svg.llr .tick { fill: var(--muted); }
 @media (max-width: 600px) {
