@@ -55,7 +55,7 @@ from arena.tournament.compare import (
     GROUP_SEATINGS,
     PAIR_GAMES,
 )
-from arena.tournament.resample import SeedRatio, design_effect
+from arena.tournament.resample import SeedRatio
 from arena.tournament.sequential import Sprt, Verdict, group_score, gsprt_llr
 from arena.tournament.stats import GameOutcome, finishing_positions, seed_rate_interval
 from arena.v1 import arena_pb2 as pb
@@ -443,9 +443,18 @@ def _one_cell(task: tuple[float, int, float, int, int]) -> CoverageCell:
 
 
 def intra_seed_correlation(groups: Sequence[SeedGroup]) -> float:
-    """NEW's win rate's intra-seed correlation in a pool: (design effect - 1) / (m - 1)."""
-    effect = design_effect([g.new_wins for g in groups], [float(g.new_places) for g in groups])
-    return (effect - 1.0) / (PLACES_PER_SEED - 1)
+    """NEW's win rate's intra-seed correlation in a pool: (design effect - 1) / (m - 1),
+    with the design effect unfloored (a seed group's places are negatively correlated: one
+    game has one winner), NaN where the rate has no binomial variance."""
+    wins = np.asarray([g.new_wins for g in groups], dtype=float)
+    places = np.asarray([g.new_places for g in groups], dtype=float)
+    rate = wins.sum() / places.sum()
+    binomial = rate * (1.0 - rate) / places.sum()
+    if binomial <= 0.0 or len(groups) < 2:
+        return math.nan
+    between = len(groups) / (len(groups) - 1) * float(((wins - rate * places) ** 2).sum())
+    effect = between / places.sum() ** 2 / binomial
+    return float(effect - 1.0) / (PLACES_PER_SEED - 1)
 
 
 # -- the study ---------------------------------------------------------------------------------
@@ -519,7 +528,8 @@ class StudyFigures:
                 f"at the margin, {name} tilted to {0.5 + s.margin:g}: games needed with seed "
                 f"groups {groups.median_games:.0f}, with swap pairs {pairs.median_games:.0f} "
                 f"(medians; ratio {_ratio(groups.median_games, pairs.median_games):.2f}); power "
-                f"{groups.better_rate:.3f} and {pairs.better_rate:.3f} (1 - beta {1 - s.beta:g})"
+                f"{groups.better_rate:.3f} and {pairs.better_rate:.3f} (1 - beta {1 - s.beta:g}; "
+                f"undecided at the cap {groups.undecided} and {pairs.undecided})"
             )
         groups, pairs = self.runs["even groups null"], self.runs["even pairs null"]
         lines.append(
@@ -528,10 +538,12 @@ class StudyFigures:
             f"{s.alpha:g}; games needed {groups.median_games:.0f} and {pairs.median_games:.0f})"
         )
         lines.append(
-            "hard score distributions (false positives at 1/2 / power at the margin): "
+            "hard score distributions (false positives at 1/2 / power at the margin, undecided "
+            "at the cap): "
             + "; ".join(
                 f"{name} {self.runs[f'hard {name} null'].better_rate:.3f} / "
                 f"{self.runs[f'hard {name} margin'].better_rate:.3f}"
+                + _undecided(self.runs[f"hard {name} margin"])
                 for name in self.hard
             )
         )
@@ -559,6 +571,10 @@ def _ratio(top: float, bottom: float) -> float:
     return top / bottom if bottom else math.nan
 
 
+def _undecided(runs: TestRuns) -> str:
+    return f" ({runs.undecided} undecided)" if runs.undecided else ""
+
+
 def misses(figures: StudyFigures) -> list[str]:
     """The cells outside their promise, with how far in Monte Carlo errors."""
     s = figures.size
@@ -573,7 +589,10 @@ def misses(figures: StudyFigures) -> list[str]:
             )
         if label.endswith("margin") and runs.better_rate < 1 - s.beta:
             under = (1 - s.beta - runs.better_rate) / se_beta
-            found.append(f"power {label} {runs.better_rate:.3f} < {1 - s.beta:g} ({under:.1f} SE)")
+            found.append(
+                f"power {label} {runs.better_rate:.3f} < {1 - s.beta:g} ({under:.1f} SE"
+                + (f"; {runs.undecided} undecided at the cap)" if runs.undecided else ")")
+            )
     for cell in figures.coverage:
         if cell.covered < CONFIDENCE:
             under = (CONFIDENCE - cell.covered) / cell.error

@@ -4,7 +4,7 @@ listed before it.
 - ``schedule``: which entrants meet, in which seatings, on which games (the run's key; the
   full round robin or a balanced sample of it).
 - ``resample``: intervals from a bootstrap over game seeds, the unit of independence (pure).
-- ``sequential``: the generalised SPRT over duplicate seed groups (pure).
+- ``sequential``: the generalised SPRT (and its bets) over duplicate units (pure).
 - ``stats``: standings and head-to-head over plain rows, with seed intervals (pure).
 - ``ratings``: Bradley–Terry ratings over finishing order (pure).
 - ``results``: the SQLite results store of runs, matches, games, seat statistics and faults.
@@ -15,7 +15,7 @@ listed before it.
   processes on this machine's cores (a cluster's executor builds on it).
 - ``runner``: plays a run's schedule on an executor and stores each game as it ends.
 - ``report``: a stored run's ratings, standings, head-to-head and totals, as data.
-- ``compare``: NEW against BASE in seed groups until the sequential test decides.
+- ``compare``: NEW against BASE in swap pairs (or seed groups) until the test decides.
 - ``play``: one game between three entrants (``arena play``).
 - ``submit``: build, check in a short match, and register a contestant's bot.
 """

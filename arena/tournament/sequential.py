@@ -1,10 +1,11 @@
-"""A sequential test of "NEW beats BASE": a generalised SPRT over duplicate seed groups (pure).
+"""A sequential test of "NEW beats BASE": a generalised SPRT over duplicate units (pure).
 
-One observation is one seed group: every seating of {NEW, NEW, BASE} and {NEW, BASE, BASE}
-played on the same game seed, so both bots held every hand of that seed (R3.1a). Its
-statistic is the share of NEW-versus-BASE team pairs in which NEW finished ahead, a tie
-counting half (``group_score``). Under equal strength the seatings are symmetric, so its
-expectation is exactly 1/2, whatever the cards.
+One observation is one unit of ``compare``: a swap pair (a seating and its mirror) or a seed
+group (all six seatings of {NEW, NEW, BASE} and {NEW, BASE, BASE}) played on one game seed,
+so both bots held the same hands (R3.1a). Its statistic is the share of NEW-versus-BASE
+team pairs in which NEW finished ahead, a tie counting half (``group_score``). Under equal
+strength the seatings are symmetric, so its expectation is exactly 1/2, whatever the cards.
+(The docstrings below say "groups" for units of either design.)
 
 The test is the generalised SPRT that fishtest runs on game pairs (M. Van den Bergh,
 "A generalized SPRT"): it compares H0, mean = 1/2, with H1, mean = 1/2 + margin, where under
@@ -118,7 +119,7 @@ def group_score(placings: Iterable[tuple[int, int]]) -> float:
         elif new_position == base_position:
             score += 0.5
     if pairs == 0:
-        raise ValueError("a seed group holds at least one NEW-versus-BASE pair")
+        raise ValueError("a unit holds at least one NEW-versus-BASE pair")
     return score / pairs
 
 
