@@ -591,7 +591,7 @@ def misses(figures: StudyFigures) -> list[str]:
             under = (1 - s.beta - runs.better_rate) / se_beta
             found.append(
                 f"power {label} {runs.better_rate:.3f} < {1 - s.beta:g} ({under:.1f} SE"
-                + (f"; {runs.undecided} undecided at the cap)" if runs.undecided else ")")
+                + (f", {runs.undecided} undecided at the cap)" if runs.undecided else ")")
             )
     for cell in figures.coverage:
         if cell.covered < CONFIDENCE:
