@@ -407,7 +407,9 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
         code = await process.wait_exit()
         # One that ends after its deadline was refused as late: it ran and did not join.
         if not (link.joined.is_set() or link.expired):
-            link.ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
+            ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
+            # A stdio seat may have said why first (its first line was not a join).
+            link.ended = f"{link.ended}; then {ended}" if link.ended else ended
         link.close()
 
 
