@@ -1,10 +1,11 @@
 """A table: six seats playing a match of games, with the referee's rules for time and faults.
 
-The table drives the engine, asks each seat for its decisions through its ``SeatLink``,
-sends each seat only the events R10 lets it know (decided by ``arena.engine.events.is_told_to``,
-converted by the wire's ``EventTranslator``), and turns every
-misbehaviour into a recorded ``Fault`` and a fallback action (``policy``), so no bot can
-stop the table.
+The table drives the engine, asks each seat for its decisions through its
+``SeatChannel`` (``arena.referee.channel``: gRPC, standard input/output or in-process, in
+engine types; the table never sees a transport or a generated message), sends each seat
+only the events R10 lets it know (decided by ``arena.engine.events.is_told_to``), keeps
+every seat's clock, and turns every misbehaviour into a recorded ``Fault`` and a fallback
+action (``policy``), so no bot can stop the table.
 """
 
 from __future__ import annotations
@@ -24,20 +25,22 @@ from arena.engine import (
     to_record,
     view,
 )
+from arena.engine.events import is_told_to
 from arena.engine.game import team_of
 from arena.engine.record import DecisionNote, Fallback
-from arena.v1 import arena_pb2 as pb
-from arena.wire.answers import Refusal, Stale, decode_answer
-from arena.wire.protocol import (
-    KIND_TO_PB,
-    EventTranslator,
-    legal_to_pb,
-    view_to_pb,
-)
+from arena.wire.faults import Refusal, Stale
 
+from .channel import (
+    ChannelClosedError,
+    GameStarted,
+    Notice,
+    Request,
+    SeatChannel,
+    Told,
+    Welcome,
+)
 from .policy import POLICY, Fault, FaultKind, fallback_action
 from .result import GameResult, SeatStats
-from .server import LinkClosedError, SeatLink
 from .starved import StarvationCredit
 
 SEATS = 6
@@ -56,15 +59,15 @@ class TableSettings:
 
 @dataclass
 class _SeatState:
-    link: SeatLink
+    link: SeatChannel
     cursor: int = 0  # index into game.events of the next event to send
     bank_ms: float = 0.0
     request_id: int = 0
     auto: bool = False  # auto-played for the rest of the match
     auto_since: Fault | None = None  # the fault that made the seat auto-played
     stats: SeatStats = field(init=False)  # of the game being played
-    pending_start: pb.Event | None = None  # the GameStarted event not yet sent
-    notices: list[pb.Notice] = field(default_factory=list)  # faults not yet told
+    pending_start: GameStarted | None = None  # the game's start, not yet told
+    notices: list[Notice] = field(default_factory=list)  # faults not yet told
     unanswered: int = 0  # faulted requests whose own (late) answer may still arrive
     stale: int = 0  # unasked-for answers during the current decision
 
@@ -108,7 +111,7 @@ class Table:
     def __init__(
         self,
         match_id: str,
-        links: Sequence[SeatLink],
+        links: Sequence[SeatChannel],
         seeds: Sequence[GameSeed],
         settings: TableSettings,
         team_names: Sequence[str],
@@ -131,7 +134,6 @@ class Table:
         self._notes: list[DecisionNote] = []
         self._deal_number = 0
         self._decisions_in_deal = 0
-        self._translator = EventTranslator([])
         self.join_wait_seconds = 0.0  # how long the table waited for its bots to join
         # Seconds from sending each request to having its answer (or fault), for benchmarks.
         self.round_trips: list[float] = []
@@ -142,7 +144,9 @@ class Table:
         """Play every game (except indices in ``skip``), reporting each as it finishes."""
         await self._await_joins()
         for state in self.seats:
-            await self._send(state, pb.RefereeMessage(welcome=self._welcome(state.link.seat)))
+            if state.link.connected:
+                welcome = self._welcome(state.link.seat)
+                self._delivered(state, await state.link.welcome(welcome, SEND_TIMEOUT))
         try:
             for index, seed in enumerate(self.seeds):
                 if skip and index in skip:
@@ -157,29 +161,30 @@ class Table:
 
     async def close(self, reason: str) -> None:
         for state in self.seats:
-            await self._send(state, pb.RefereeMessage(match_over=pb.MatchOver(reason=reason)))
-            state.link.finished.set()
-            state.link.close()
+            connected = state.link.connected
+            delivered = await state.link.close(reason, SEND_TIMEOUT)
+            if connected:
+                self._delivered(state, delivered)
 
     async def _await_joins(self) -> None:
         """Wait until every seat has joined, gone away, or missed its join deadline."""
         waiting_since = time.monotonic()
-        pending = [s.link for s in self.seats if not s.link.joined.is_set()]
+        pending = [s.link for s in self.seats if not s.link.joined]
         # Each seat until its own deadline: a seat left open for a person is given longer.
-        await asyncio.gather(*(link.joined_or_gone() for link in pending))
+        await asyncio.gather(*(link.wait_joined() for link in pending))
         self.join_wait_seconds += time.monotonic() - waiting_since
         for state in self.seats:
-            if not state.link.joined.is_set():
+            if not state.link.joined:
                 reason = state.link.ended or (
                     "the bot's process ended before it joined"
-                    if state.link.gone.is_set()
+                    if state.link.gone
                     else "the bot did not join before the deadline"
                 )
                 self._fault(state, FaultKind.NO_JOIN, reason)
 
-    def _welcome(self, seat: int) -> pb.Welcome:
+    def _welcome(self, seat: int) -> Welcome:
         s = self.settings
-        return pb.Welcome(
+        return Welcome(
             seat=seat,
             team=team_of(seat),
             partner=(seat + 3) % SEATS,
@@ -187,7 +192,7 @@ class Table:
             decision_ms=s.decision_ms,
             overage_ms=s.overage_ms,
             draw_limit=s.draw_limit,
-            team_names=self.team_names,
+            team_names=tuple(self.team_names),
             match_id=self.match_id,
         )
 
@@ -196,14 +201,11 @@ class Table:
     async def play_game(self, index: int, seed: GameSeed) -> GameResult:
         key = game_key(seed)
         game = self._game = Game(key, draw_limit=self.settings.draw_limit)
-        self._translator = EventTranslator(game.events)
         self._game_index = index
         self._notes = []
         self._deal_number = 0
         started = time.monotonic()
-        start_event = pb.Event(
-            game_started=pb.GameStarted(game_index=index, first_dealer=game.first_dealer)
-        )
+        start_event = GameStarted(index, game.first_dealer)
         for state in self.seats:
             state.cursor = 0
             state.bank_ms = float(self.settings.overage_ms)
@@ -224,12 +226,14 @@ class Table:
             if state.link.connected and state.link.seat != skip:
                 events = self._take_events(state, game)
                 if events:
-                    await self._send(state, pb.RefereeMessage(events=events))
+                    self._delivered(state, await state.link.tell(events, SEND_TIMEOUT))
 
-    def _take_events(self, state: _SeatState, game: Game) -> list[pb.Event]:
+    def _take_events(self, state: _SeatState, game: Game) -> list[Told]:
+        """The events since the seat's last message that it may be told (R10)."""
         seat = state.link.seat
-        events = self._translator.for_seat(seat, state.cursor)
-        state.cursor = len(game.events)
+        every = game.events
+        events: list[Told] = [e for e in every[state.cursor :] if is_told_to(e, seat)]
+        state.cursor = len(every)
         if state.pending_start is not None:
             events.insert(0, state.pending_start)
             state.pending_start = None
@@ -264,26 +268,25 @@ class Table:
         assert kind is not None
         state.stale = 0
         state.request_id += 1
-        request = pb.DecisionRequest(
+        request = Request(
             id=state.request_id,
-            kind=KIND_TO_PB[kind],
-            view=view_to_pb(view(game, state.link.seat), self._game_index),
-            legal=legal_to_pb(game.legal()),
+            kind=kind,
+            view=view(game, state.link.seat),
+            legal=game.legal(),
+            game_index=self._game_index,
             time_ms=self.settings.decision_ms,
             bank_ms=int(state.bank_ms),
+            events=self._take_events(state, game),
         )
-        message = pb.RefereeMessage(events=self._take_events(state, game), request=request)
-        if state.link.overflow:
-            dropped, state.link.overflow = state.link.overflow, 0
+        dropped = state.link.take_overflow()
+        if dropped:
             self._fault(state, FaultKind.FLOOD, f"{dropped} unrequested messages were dropped")
             await self._tell_faults(state)
-        exchange = await self._ask(state, kind, message)
+        exchange = await self._ask(state, kind, request)
         self._charge(state, exchange)
         await self._settle(state, game, exchange, position)
 
-    async def _ask(
-        self, state: _SeatState, kind: DecisionKind, message: pb.RefereeMessage
-    ) -> _Exchange:
+    async def _ask(self, state: _SeatState, kind: DecisionKind, request: Request) -> _Exchange:
         """Send the request and wait for its answer, or for the fault that replaces it."""
         request_id = state.request_id
         time_ms = self.settings.decision_ms
@@ -297,7 +300,7 @@ class Table:
             # time, so a slow moment of the referee is not the bot's; a bot that does not
             # read its messages at all is stalled.
             async with asyncio.timeout(SEND_TIMEOUT) as deadline:
-                await state.link.write(message)
+                await state.link.request(request)
                 sent_at = time.monotonic()
                 credit = StarvationCredit.since_now(state.link.cpu_meter)
                 deadline.reschedule(
@@ -306,7 +309,7 @@ class Table:
                 answer = await self._await_answer(state, kind, request_id)
         except TimeoutError:
             if sent_at is None:
-                state.link.close()
+                state.link.drop()
                 answer = Refusal(FaultKind.STALLED, "the bot does not read its messages")
             else:
                 late = await self._answer_already_here(state, kind, request_id)
@@ -314,7 +317,7 @@ class Table:
                     late = await self._answer_while_starved(state, kind, request_id, credit)
                 timeout = Refusal(FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank")
                 answer = timeout if late is None else late
-        except LinkClosedError:
+        except ChannelClosedError:
             answer = Refusal(FaultKind.CLOSED, state.link.close_reason)
         answered_at = time.monotonic()
         starved = 0.0
@@ -335,7 +338,7 @@ class Table:
                     return await self._await_answer(state, kind, request_id)
             except TimeoutError:
                 continue
-            except LinkClosedError:
+            except ChannelClosedError:
                 return Refusal(FaultKind.CLOSED, state.link.close_reason)
         return None
 
@@ -390,14 +393,14 @@ class Table:
         time but not yet been read; the bot should not pay for the referee's delay.
         """
         await asyncio.sleep(0)  # let the stream's reader hand over what has arrived
-        if state.link.inbox.empty():
+        if not state.link.answer_waiting():
             return None
         try:
             async with asyncio.timeout(0):
                 return await self._await_answer(state, kind, request_id)
         except TimeoutError:
             return None
-        except LinkClosedError:
+        except ChannelClosedError:
             return Refusal(FaultKind.CLOSED, state.link.close_reason)
 
     async def _await_answer(
@@ -408,25 +411,19 @@ class Table:
         The caller bounds the wait with the decision's deadline.
         """
         while True:
-            raw = await state.link.inbox.get()
-            if raw is None:
-                raise LinkClosedError
-            answer = decode_answer(raw, kind, request_id)
+            answer = await state.link.answer(kind, request_id)
             if not isinstance(answer, Stale):
                 return answer
             self._stale_answer(state)
 
-    async def _send(self, state: _SeatState, message: pb.RefereeMessage) -> bool:
-        if not state.link.connected:
-            return False
-        ok = await state.link.send(message, SEND_TIMEOUT)
+    def _delivered(self, state: _SeatState, ok: bool) -> None:
+        """A message to a connected seat could not be delivered: it stalled (policy)."""
         if not ok and not state.auto:
             self._fault(
                 state,
                 FaultKind.STALLED,
                 "could not deliver a message (the bot stopped reading or went away)",
             )
-        return ok
 
     def _stale_answer(self, state: _SeatState) -> None:
         """An answer to an old request: one late answer per request that ended without its
@@ -479,14 +476,15 @@ class Table:
             state.bank_ms = 0.0
         if policy.notice:
             state.notices.append(
-                pb.Notice(kind=kind.value, reason=reason, request_id=request_id, fallback=fallback)
+                Notice(kind=kind.value, reason=reason, request_id=request_id, fallback=fallback)
             )
 
     async def _tell_faults(self, state: _SeatState) -> None:
         """Send the seat a notice for each fault recorded against it (best effort)."""
         notices, state.notices = state.notices, []
         for notice in notices:
-            await self._send(state, pb.RefereeMessage(notice=notice))
+            if state.link.connected:
+                self._delivered(state, await state.link.notice(notice, SEND_TIMEOUT))
 
     def _result(self, game: Game, index: int, key: GameKey, duration: float) -> GameResult:
         """The game's result; it also carries faults from before it (e.g. a missed join)."""
