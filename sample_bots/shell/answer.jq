@@ -1,13 +1,16 @@
-# The `shell` sample bot's one jq program: a RefereeMessage (one line, protobuf's JSON
-# mapping) in, one line out for bot.sh:
+# The `shell` sample bot's jq program. bot.sh starts it once, as
+#   jq --unbuffered -R -r -c -f answer.jq
+# and gives it each line of the referee that may need something (a RefereeMessage in
+# protobuf's JSON mapping, as raw text); for each line it writes exactly one line back:
 #   {"answer": ...}  the answer to a decision request, to send as it is;
 #   exit             the match is over;
-#   [shell] ...      a line for the seat's log (stderr): a notice of a fault;
-#   nothing          for a message that needs no answer (events only, welcome).
-# (bot.sh runs it with jq -r -c: objects compact on one line, strings raw.)
+#   none             nothing to do (events only, the welcome);
+#   [shell] ...      a line for the seat's log (stderr): a notice of a fault, a problem.
+# Exactly one, whatever the line holds, so that bot.sh never waits for an answer that
+# does not come: a line that is not JSON, or on which the program fails, gives a log line.
 #
 # A proto3 JSON parser accepts lowerCamelCase and snake_case names, numbers for enums and
-# for the uint64 id: so does this program (`pick`, `kind`).
+# for the uint64 id, and missing fields: so does this program (`pick`, `kind`, `//`).
 
 def pick($camel; $snake): if has($camel) then .[$camel] else .[$snake] end;
 
@@ -34,14 +37,21 @@ def choice($request):
     elif $kind == "DECISION_KIND_PLAY" then {card: $legal.cards[0]}
     else null end;
 
-if pick("matchOver"; "match_over") != null then "exit"
-elif .request != null then
-  .request as $request
-  | choice($request) as $choice
-  | if $choice == null then
-      "[shell] request \($request.id): unknown kind \($request.kind), not answered"
-    else {answer: ({requestId: ($request.id | tostring)} + $choice)} end
-elif .notice != null then
-  .notice
-  | "[shell] fault \(.kind) on request \(pick("requestId"; "request_id")): \(.reason) (the referee played \(.fallback))"
-else empty end
+def reply:
+  if type != "object" then "[shell] a line that is not a JSON object was skipped"
+  elif pick("matchOver"; "match_over") != null then "exit"
+  elif .request != null then
+    .request as $request
+    | choice($request) as $choice
+    | if $choice == null then
+        "[shell] request \($request.id): unknown kind \($request.kind), not answered"
+      else {answer: ({requestId: ($request.id | tostring)} + $choice)} end
+  elif .notice != null then
+    .notice
+    | "[shell] fault \(.kind) on request \(pick("requestId"; "request_id")): \(.reason) (the referee played \(.fallback))"
+  else "none" end;
+
+(try fromjson catch null) as $message
+| if $message == null then "[shell] a line that is not JSON was skipped"
+  else (try ($message | reply) catch "[shell] a line this bot cannot read was skipped: \(.)")
+  end

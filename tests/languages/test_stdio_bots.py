@@ -98,7 +98,7 @@ def test_go_bot_plays_a_clean_match_and_beats_random(go_bot: BotSpec, tmp_path: 
 
 @pytest.mark.timeout(600)
 def test_shell_bot_plays_a_clean_match(shell_bot: BotSpec, tmp_path: Path) -> None:
-    games = 2
+    games = 3
     greedy_bot, random_bot = load_bot(GREEDY_BOT), load_bot(RANDOM_BOT)
     seeds = list(range(1, games + 1))
     match, table, reports = play_match(
