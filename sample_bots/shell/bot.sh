@@ -19,6 +19,9 @@
 program="$(dirname "$0")/answer.jq"
 command -v jq >/dev/null 2>&1 || { echo "[shell] jq is not installed" >&2; exit 1; }
 
+# The join first, within the join deadline; the referee's first line waits in the pipe.
+printf '%s\n' '{"join": {"botName": "shell", "botVersion": "1", "protocolVersion": "PROTOCOL_VERSION_1"}}'
+
 # The named pipes live in a private directory of the temporary file system (the
 # sandbox's /tmp is the seat's own).
 pipes=$(mktemp -d) || exit 1
@@ -32,8 +35,6 @@ finish() {
     wait
     exit 0
 }
-
-printf '%s\n' '{"join": {"botName": "shell", "botVersion": "1", "protocolVersion": "PROTOCOL_VERSION_1"}}'
 
 while IFS= read -r line || [ -n "$line" ]; do
     case $line in
