@@ -21,10 +21,9 @@ import contextlib
 import json
 from typing import IO, Final
 
-from google.protobuf import json_format
-
 from arena.v1 import arena_pb2 as pb
 from arena.wire.faults import FaultKind, Refusal, abbreviate
+from arena.wire.jsonlines import from_json, to_json
 from arena.wire.protocol import PROTOCOL_VERSION
 
 from .server import INBOX_LIMIT, MAX_MESSAGE_BYTES, NAME_LIMIT, SeatLink
@@ -37,8 +36,7 @@ MAX_LINE_BYTES: Final = MAX_MESSAGE_BYTES  # a line's bytes before its newline, 
 def line_of(message: pb.RefereeMessage) -> bytes:
     """One message as a line: the proto3 JSON mapping with lowerCamelCase names, enums by
     name, every field present (zeros and empty lists too), compact, UTF-8, newline."""
-    data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(to_json(message), ensure_ascii=False, separators=(",", ":"))
     return text.encode() + b"\n"
 
 
@@ -47,10 +45,10 @@ def parse_line(line: bytes) -> pb.BotMessage | str:
     lowerCamelCase or the proto's names, enums by name or number, request ids as strings
     or numbers; an unknown field is an error)."""
     try:
-        message = json_format.Parse(line.decode("utf-8"), pb.BotMessage())
+        message = from_json(json.loads(line.decode("utf-8")), pb.BotMessage())
     except UnicodeDecodeError:
         return "a line that is not UTF-8"
-    except Exception as error:  # json_format's ParseError, or deep nesting: never fatal
+    except Exception as error:  # not JSON, json_format's ParseError, deep nesting: never fatal
         return f"not a BotMessage in JSON ({str(error)[:80] or type(error).__name__})"
     return message
 

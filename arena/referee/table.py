@@ -140,13 +140,22 @@ class Table:
 
     # --- the match ------------------------------------------------------------------
 
-    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> None:
-        """Play every game (except indices in ``skip``), reporting each as it finishes."""
+    @property
+    def game(self) -> Game | None:
+        """The game being played, or the last one played."""
+        return self._game
+
+    async def open(self) -> None:
+        """Wait for the seats' joins, then welcome each seat that joined."""
         await self._await_joins()
         for state in self.seats:
             if state.link.connected:
                 welcome = self._welcome(state.link.seat)
                 self._delivered(state, await state.link.welcome(welcome, SEND_TIMEOUT))
+
+    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> None:
+        """Play every game (except indices in ``skip``), reporting each as it finishes."""
+        await self.open()
         try:
             for index, seed in enumerate(self.seeds):
                 if skip and index in skip:
