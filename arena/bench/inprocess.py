@@ -20,6 +20,7 @@ import inspect
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots.cgroup import CpuMeter
@@ -32,6 +33,7 @@ from arena.referee.channel import (
     Told,
     Welcome,
 )
+from arena.referee.result import GameResult
 from arena.referee.table import Table, TableSettings
 from arena.sdk.bot import Bot, Decision
 from arena.v1 import arena_pb2 as pb
@@ -46,7 +48,13 @@ from arena.wire.protocol import (
     welcome_to_pb,
 )
 
-__all__ = ["InProcessChannel", "load_python_bot", "play_game_in_process", "play_in_process"]
+__all__ = [
+    "InProcessChannel",
+    "InProcessMatch",
+    "load_python_bot",
+    "play_game_in_process",
+    "play_in_process",
+]
 
 
 def load_python_bot(directory: Path) -> Bot:
@@ -185,30 +193,39 @@ class InProcessChannel:
 TEAM_NAMES = ("team 0", "team 1", "team 2")
 
 
+@dataclass(frozen=True)
+class InProcessMatch:
+    """A match played in-process: its table (faults, the last game) and each game's result."""
+
+    table: Table
+    results: list[GameResult]
+
+
 async def play_in_process(
     bots: Sequence[Bot],
     seeds: Sequence[int],
     settings: TableSettings | None = None,
     raise_errors: bool = True,
     first_index: int = 0,
-) -> Table:
+) -> InProcessMatch:
     """A match on the one table, seat s played by ``bots[s]``; game k of the match is
-    ``seeds[k]`` with index ``first_index + k``. The finished table has the faults."""
+    ``seeds[k]`` with index ``first_index + k``."""
     channels = [InProcessChannel(seat, bot, raise_errors) for seat, bot in enumerate(bots)]
     table = Table("in-process", channels, list(seeds), settings or TableSettings(), TEAM_NAMES)
+    results: list[GameResult] = []
     await table.open()
     try:
         for k, seed in enumerate(seeds):
-            await table.play_game(first_index + k, seed)
+            results.append(await table.play_game(first_index + k, seed))
     finally:
         await table.close("finished")
-    return table
+    return InProcessMatch(table, results)
 
 
 def play_game_in_process(bots: Sequence[Bot], seed: int, game_index: int = 0) -> Game:
     """One game from a test seed (for benchmarks and tests: guessable) on the one table,
     with its clock and fault policy; seat s is played by ``bots[s]``. An illegal answer
     gets the fallback; an exception of a bot's propagates."""
-    table = run_loop(play_in_process(bots, [seed], first_index=game_index))
-    assert table.game is not None
-    return table.game
+    match = run_loop(play_in_process(bots, [seed], first_index=game_index))
+    assert match.table.game is not None
+    return match.table.game
