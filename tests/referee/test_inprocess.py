@@ -23,7 +23,6 @@ from arena.wire.loop import run as run_loop
 
 from .harness import FAST, SAMPLE_BOTS, run_match, sample
 
-
 GREEDY = type(load_python_bot(SAMPLE_BOTS / "greedy"))
 
 

@@ -49,6 +49,10 @@ def first_legal(request: dict) -> dict:
     return {"card": legal["cards"][0]}
 
 
+# What the arena told it, for the tests to read in its log (stderr).
+names = sorted(name for name in os.environ if name.startswith("ARENA_"))
+sys.stderr.write(f"env: {' '.join(names)} ARENA_PROTOCOL={os.environ.get('ARENA_PROTOCOL')}\n")
+sys.stderr.flush()
 if mode == "bad_join":
     send({"answer": {"requestId": "1", "bid": 0}})
 send({"join": {"botName": "stdio", "botVersion": "1", "protocolVersion": "PROTOCOL_VERSION_1"}})
