@@ -35,9 +35,10 @@ MAX_LINE_BYTES: Final = MAX_MESSAGE_BYTES  # a line's bytes before its newline, 
 
 def line_of(message: pb.RefereeMessage) -> bytes:
     """One message as a line: the proto3 JSON mapping with lowerCamelCase names, enums by
-    name, every field present (zeros and empty lists too), compact, UTF-8, newline."""
-    text = json.dumps(to_json(message), ensure_ascii=False, separators=(",", ":"))
-    return text.encode() + b"\n"
+    name, every field present (zeros and empty lists too), compact, newline. Anything
+    beyond ASCII is escaped (``\\u2026``), so the line is valid UTF-8 whatever a string
+    holds."""
+    return json.dumps(to_json(message), separators=(",", ":")).encode() + b"\n"
 
 
 def parse_line(line: bytes) -> pb.BotMessage | str:
@@ -94,7 +95,7 @@ class StdioSeat:
         write_transport, write_protocol = await loop.connect_write_pipe(
             asyncio.streams.FlowControlMixin, self._stdin
         )
-        self._transports = [read_transport, write_transport]
+        self._transports = [read_transport]
         self._writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
         self._tasks = [
             loop.create_task(self._read(reader)),
@@ -110,6 +111,9 @@ class StdioSeat:
                 await task
         for transport in self._transports:
             transport.close()
+        if self._writer is not None:
+            # Whatever the bot left unread is dropped: its process is gone or going.
+            self._writer.transport.abort()
 
     async def _close_when_finished(self) -> None:
         await self.link.finished.wait()

@@ -192,7 +192,7 @@ def play_stdio(bot: Bot, reader: IO[bytes], writer: IO[bytes]) -> str:
     writer.write(_stdio_line(pb.BotMessage(join=join)))
     writer.flush()
     for line in reader:
-        message = from_json(json.loads(line), pb.RefereeMessage())
+        message = from_json(json.loads(line), pb.RefereeMessage(), ignore_unknown_fields=True)
         if message.events:
             bot.on_events(list(message.events))
         body = message.WhichOneof("body")

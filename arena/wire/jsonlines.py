@@ -109,15 +109,16 @@ def to_json(message: Message) -> dict[str, Any]:
     return out
 
 
-def from_json(data: Any, message: M) -> M:
+def from_json(data: Any, message: M, ignore_unknown_fields: bool = False) -> M:
     """Fill ``message`` from the JSON value ``to_json`` writes; anything else (other names,
     enum numbers, unknown fields, wrong types) is read by ``json_format.ParseDict``, which
-    raises ``json_format.ParseError`` where the mapping does."""
+    raises ``json_format.ParseError`` where the mapping does (``ignore_unknown_fields``:
+    as ``ParseDict``'s, for a reader that should outlive additions to the contract)."""
     try:
         _fill(data, message)
     except _Unexpected:
         message.Clear()
-        json_format.ParseDict(data, message)
+        json_format.ParseDict(data, message, ignore_unknown_fields=ignore_unknown_fields)
     return message
 
 
