@@ -112,8 +112,9 @@ class StdioSeat:
         for transport in self._transports:
             transport.close()
         if self._writer is not None:
-            # Whatever the bot left unread is dropped: its process is gone or going.
-            self._writer.transport.abort()
+            # What the bot left unread goes nowhere: its process is gone, so the pipe's next
+            # write fails and the transport ends itself.
+            self._writer.close()
 
     async def _close_when_finished(self) -> None:
         await self.link.finished.wait()
