@@ -21,10 +21,9 @@ import contextlib
 import json
 from typing import IO, Final
 
-from google.protobuf import json_format
-
 from arena.v1 import arena_pb2 as pb
 from arena.wire.faults import FaultKind, Refusal, abbreviate
+from arena.wire.jsonlines import from_json, to_json
 from arena.wire.protocol import PROTOCOL_VERSION
 
 from .server import INBOX_LIMIT, MAX_MESSAGE_BYTES, NAME_LIMIT, SeatLink
@@ -36,10 +35,10 @@ MAX_LINE_BYTES: Final = MAX_MESSAGE_BYTES  # a line's bytes before its newline, 
 
 def line_of(message: pb.RefereeMessage) -> bytes:
     """One message as a line: the proto3 JSON mapping with lowerCamelCase names, enums by
-    name, every field present (zeros and empty lists too), compact, UTF-8, newline."""
-    data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.encode() + b"\n"
+    name, every field present (zeros and empty lists too), compact, newline. Anything
+    beyond ASCII is escaped (``\\u2026``), so the line is valid UTF-8 whatever a string
+    holds."""
+    return json.dumps(to_json(message), separators=(",", ":")).encode() + b"\n"
 
 
 def parse_line(line: bytes) -> pb.BotMessage | str:
@@ -47,10 +46,10 @@ def parse_line(line: bytes) -> pb.BotMessage | str:
     lowerCamelCase or the proto's names, enums by name or number, request ids as strings
     or numbers; an unknown field is an error)."""
     try:
-        message = json_format.Parse(line.decode("utf-8"), pb.BotMessage())
+        message = from_json(json.loads(line.decode("utf-8")), pb.BotMessage())
     except UnicodeDecodeError:
         return "a line that is not UTF-8"
-    except Exception as error:  # json_format's ParseError, or deep nesting: never fatal
+    except Exception as error:  # not JSON, json_format's ParseError, deep nesting: never fatal
         return f"not a BotMessage in JSON ({str(error)[:80] or type(error).__name__})"
     return message
 
@@ -96,7 +95,7 @@ class StdioSeat:
         write_transport, write_protocol = await loop.connect_write_pipe(
             asyncio.streams.FlowControlMixin, self._stdin
         )
-        self._transports = [read_transport, write_transport]
+        self._transports = [read_transport]
         self._writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
         self._tasks = [
             loop.create_task(self._read(reader)),
@@ -112,6 +111,10 @@ class StdioSeat:
                 await task
         for transport in self._transports:
             transport.close()
+        if self._writer is not None:
+            # What the bot left unread goes nowhere: its process is gone, so the pipe's next
+            # write fails and the transport ends itself.
+            self._writer.close()
 
     async def _close_when_finished(self) -> None:
         await self.link.finished.wait()

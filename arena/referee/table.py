@@ -59,7 +59,7 @@ class TableSettings:
 
 @dataclass
 class _SeatState:
-    link: SeatChannel
+    channel: SeatChannel
     cursor: int = 0  # index into game.events of the next event to send
     bank_ms: float = 0.0
     request_id: int = 0
@@ -72,7 +72,7 @@ class _SeatState:
     stale: int = 0  # unasked-for answers during the current decision
 
     def __post_init__(self) -> None:
-        self.stats = SeatStats(self.link.seat)
+        self.stats = SeatStats(self.channel.seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,16 +111,16 @@ class Table:
     def __init__(
         self,
         match_id: str,
-        links: Sequence[SeatChannel],
+        channels: Sequence[SeatChannel],
         seeds: Sequence[GameSeed],
         settings: TableSettings,
         team_names: Sequence[str],
         meta: dict[str, Any] | None = None,
     ) -> None:
-        if len(links) != SEATS:
+        if len(channels) != SEATS:
             raise ValueError("R1.1: a table has six seats")
         self.match_id = match_id
-        self.seats = [_SeatState(link) for link in links]
+        self.seats = [_SeatState(channel) for channel in channels]
         self.seeds = list(seeds)
         self.settings = settings
         self.team_names = list(team_names)
@@ -140,13 +140,22 @@ class Table:
 
     # --- the match ------------------------------------------------------------------
 
-    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> None:
-        """Play every game (except indices in ``skip``), reporting each as it finishes."""
+    @property
+    def game(self) -> Game | None:
+        """The game being played, or the last one played."""
+        return self._game
+
+    async def open(self) -> None:
+        """Wait for the seats' joins, then welcome each seat that joined."""
         await self._await_joins()
         for state in self.seats:
-            if state.link.connected:
-                welcome = self._welcome(state.link.seat)
-                self._delivered(state, await state.link.welcome(welcome, SEND_TIMEOUT))
+            if state.channel.connected:
+                welcome = self._welcome(state.channel.seat)
+                self._delivered(state, await state.channel.welcome(welcome, SEND_TIMEOUT))
+
+    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> None:
+        """Play every game (except indices in ``skip``), reporting each as it finishes."""
+        await self.open()
         try:
             for index, seed in enumerate(self.seeds):
                 if skip and index in skip:
@@ -161,23 +170,23 @@ class Table:
 
     async def close(self, reason: str) -> None:
         for state in self.seats:
-            connected = state.link.connected
-            delivered = await state.link.close(reason, SEND_TIMEOUT)
+            connected = state.channel.connected
+            delivered = await state.channel.close(reason, SEND_TIMEOUT)
             if connected:
                 self._delivered(state, delivered)
 
     async def _await_joins(self) -> None:
         """Wait until every seat has joined, gone away, or missed its join deadline."""
         waiting_since = time.monotonic()
-        pending = [s.link for s in self.seats if not s.link.joined]
+        pending = [s.channel for s in self.seats if not s.channel.joined]
         # Each seat until its own deadline: a seat left open for a person is given longer.
-        await asyncio.gather(*(link.wait_joined() for link in pending))
+        await asyncio.gather(*(channel.wait_joined() for channel in pending))
         self.join_wait_seconds += time.monotonic() - waiting_since
         for state in self.seats:
-            if not state.link.joined:
-                reason = state.link.ended or (
+            if not state.channel.joined:
+                reason = state.channel.ended or (
                     "the bot's process ended before it joined"
-                    if state.link.gone
+                    if state.channel.gone
                     else "the bot did not join before the deadline"
                 )
                 self._fault(state, FaultKind.NO_JOIN, reason)
@@ -209,7 +218,7 @@ class Table:
         for state in self.seats:
             state.cursor = 0
             state.bank_ms = float(self.settings.overage_ms)
-            state.stats = SeatStats(state.link.seat)
+            state.stats = SeatStats(state.channel.seat)
             state.pending_start = start_event
         deal_number = game.deal_number
         while not game.is_over:
@@ -223,14 +232,14 @@ class Table:
     async def _flush_all(self, game: Game, skip: int | None = None) -> None:
         """At the end of a deal and of the game every seat gets its events (R10)."""
         for state in self.seats:
-            if state.link.connected and state.link.seat != skip:
+            if state.channel.connected and state.channel.seat != skip:
                 events = self._take_events(state, game)
                 if events:
-                    self._delivered(state, await state.link.tell(events, SEND_TIMEOUT))
+                    self._delivered(state, await state.channel.tell(events, SEND_TIMEOUT))
 
     def _take_events(self, state: _SeatState, game: Game) -> list[Told]:
         """The events since the seat's last message that it may be told (R10)."""
-        seat = state.link.seat
+        seat = state.channel.seat
         every = game.events
         events: list[Told] = [e for e in every[state.cursor :] if is_told_to(e, seat)]
         state.cursor = len(every)
@@ -253,10 +262,10 @@ class Table:
     async def _turn(self, state: _SeatState, game: Game) -> None:
         """One decision of the seat: ask, charge the time it took, settle (policy)."""
         position = self._position(game)
-        if state.auto or not state.link.connected:
+        if state.auto or not state.channel.connected:
             if not state.auto:
-                self._fault(state, FaultKind.CLOSED, state.link.close_reason, at=position)
-                reason = state.link.close_reason
+                self._fault(state, FaultKind.CLOSED, state.channel.close_reason, at=position)
+                reason = state.channel.close_reason
             else:
                 reason = "the seat is auto-played for the rest of the match"
             game.apply(fallback_action(game))
@@ -271,14 +280,14 @@ class Table:
         request = Request(
             id=state.request_id,
             kind=kind,
-            view=view(game, state.link.seat),
+            view=view(game, state.channel.seat),
             legal=game.legal(),
             game_index=self._game_index,
             time_ms=self.settings.decision_ms,
             bank_ms=int(state.bank_ms),
             events=self._take_events(state, game),
         )
-        dropped = state.link.take_overflow()
+        dropped = state.channel.take_overflow()
         if dropped:
             self._fault(state, FaultKind.FLOOD, f"{dropped} unrequested messages were dropped")
             await self._tell_faults(state)
@@ -300,16 +309,16 @@ class Table:
             # time, so a slow moment of the referee is not the bot's; a bot that does not
             # read its messages at all is stalled.
             async with asyncio.timeout(SEND_TIMEOUT) as deadline:
-                await state.link.request(request)
+                await state.channel.request(request)
                 sent_at = time.monotonic()
-                credit = StarvationCredit.since_now(state.link.cpu_meter)
+                credit = StarvationCredit.since_now(state.channel.cpu_meter)
                 deadline.reschedule(
                     asyncio.get_running_loop().time() + (time_ms + state.bank_ms) / 1000
                 )
                 answer = await self._await_answer(state, kind, request_id)
         except TimeoutError:
             if sent_at is None:
-                state.link.drop()
+                state.channel.drop()
                 answer = Refusal(FaultKind.STALLED, "the bot does not read its messages")
             else:
                 late = await self._answer_already_here(state, kind, request_id)
@@ -318,7 +327,7 @@ class Table:
                 timeout = Refusal(FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank")
                 answer = timeout if late is None else late
         except ChannelClosedError:
-            answer = Refusal(FaultKind.CLOSED, state.link.close_reason)
+            answer = Refusal(FaultKind.CLOSED, state.channel.close_reason)
         answered_at = time.monotonic()
         starved = 0.0
         if credit is not None and sent_at is not None:
@@ -339,7 +348,7 @@ class Table:
             except TimeoutError:
                 continue
             except ChannelClosedError:
-                return Refusal(FaultKind.CLOSED, state.link.close_reason)
+                return Refusal(FaultKind.CLOSED, state.channel.close_reason)
         return None
 
     def _charge(self, state: _SeatState, exchange: _Exchange) -> None:
@@ -393,7 +402,7 @@ class Table:
         time but not yet been read; the bot should not pay for the referee's delay.
         """
         await asyncio.sleep(0)  # let the stream's reader hand over what has arrived
-        if not state.link.answer_waiting():
+        if not state.channel.answer_waiting():
             return None
         try:
             async with asyncio.timeout(0):
@@ -401,7 +410,7 @@ class Table:
         except TimeoutError:
             return None
         except ChannelClosedError:
-            return Refusal(FaultKind.CLOSED, state.link.close_reason)
+            return Refusal(FaultKind.CLOSED, state.channel.close_reason)
 
     async def _await_answer(
         self, state: _SeatState, kind: DecisionKind, request_id: int
@@ -411,7 +420,7 @@ class Table:
         The caller bounds the wait with the decision's deadline.
         """
         while True:
-            answer = await state.link.answer(kind, request_id)
+            answer = await state.channel.answer(kind, request_id)
             if not isinstance(answer, Stale):
                 return answer
             self._stale_answer(state)
@@ -456,7 +465,7 @@ class Table:
         fault = Fault(
             self._game_index,
             at[0] if at else game.deal_number if game else 0,
-            state.link.seat,
+            state.channel.seat,
             kind,
             reason,
             sent,
@@ -483,8 +492,8 @@ class Table:
         """Send the seat a notice for each fault recorded against it (best effort)."""
         notices, state.notices = state.notices, []
         for notice in notices:
-            if state.link.connected:
-                self._delivered(state, await state.link.notice(notice, SEND_TIMEOUT))
+            if state.channel.connected:
+                self._delivered(state, await state.channel.notice(notice, SEND_TIMEOUT))
 
     def _result(self, game: Game, index: int, key: GameKey, duration: float) -> GameResult:
         """The game's result; it also carries faults from before it (e.g. a missed join)."""
@@ -492,7 +501,7 @@ class Table:
         faults = tuple(self.faults[self._faults_before :])
         self._faults_before = len(self.faults)
         for state in self.seats:
-            state.stats.faults = sum(1 for f in faults if f.seat == state.link.seat)
+            state.stats.faults = sum(1 for f in faults if f.seat == state.channel.seat)
         for deal in game.deals:
             if deal.bidder is None or len(deal.tricks) < 6:
                 continue

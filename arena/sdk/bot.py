@@ -8,8 +8,6 @@ import os
 import sys
 from typing import IO
 
-from google.protobuf import json_format
-
 from arena.engine import (
     PASS,
     TRUMPS,
@@ -24,6 +22,7 @@ from arena.engine import (
 from arena.engine.cards import most_trumps
 from arena.v1 import arena_pb2 as pb
 from arena.wire.grpc_env import configure_grpc
+from arena.wire.jsonlines import from_json, to_json
 from arena.wire.loop import run as run_loop
 from arena.wire.protocol import (
     KIND_FROM_PB,
@@ -182,8 +181,7 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
 
 
 def _stdio_line(message: pb.BotMessage) -> bytes:
-    data = json_format.MessageToDict(message)
-    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+    return json.dumps(to_json(message), separators=(",", ":")).encode() + b"\n"
 
 
 def play_stdio(bot: Bot, reader: IO[bytes], writer: IO[bytes]) -> str:
@@ -194,7 +192,7 @@ def play_stdio(bot: Bot, reader: IO[bytes], writer: IO[bytes]) -> str:
     writer.write(_stdio_line(pb.BotMessage(join=join)))
     writer.flush()
     for line in reader:
-        message = json_format.Parse(line, pb.RefereeMessage(), ignore_unknown_fields=True)
+        message = from_json(json.loads(line), pb.RefereeMessage(), ignore_unknown_fields=True)
         if message.events:
             bot.on_events(list(message.events))
         body = message.WhichOneof("body")

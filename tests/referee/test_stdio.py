@@ -8,6 +8,7 @@ misbehaving as ``TEST_BOT_FAULT_0`` says; the recorder bots play teams 1 and 2 o
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -15,9 +16,12 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotSpecError, load_bot
+from arena.bots.sandbox import sandbox_problem
+from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import FaultKind
+from arena.referee.trial import try_bot
 
-from .harness import FAST, TEST_BOTS, MatchRun, check_games, recorder, run_match
+from .harness import FAST, TEST_BOTS, MatchRun, check_games, recorder, run_match, sample
 
 SEAT = 0  # the misbehaving seat
 # A join deadline a loaded machine keeps: these tests are about what comes after the join.
@@ -44,6 +48,15 @@ def only_seat_faulted(run: MatchRun, *kinds: FaultKind) -> None:
     assert {f.kind for f in run.faults} <= set(kinds), run.faults
 
 
+def check_environment(log: Path) -> None:
+    """The stdio bot's log (its stderr) says it got ARENA_PROTOCOL=stdio and no address
+    nor token (the bot writes the names of its ARENA_ variables first)."""
+    (line,) = [line for line in log.read_text().splitlines() if line.startswith("env: ")]
+    names = set(line.removeprefix("env: ").split())
+    assert "ARENA_PROTOCOL=stdio" in names and {"ARENA_SEAT", "ARENA_SEED"} <= names
+    assert not names & {"ARENA_ADDRESS", "ARENA_TOKEN"}
+
+
 def received(run: MatchRun, seat: int) -> list[dict[str, object]]:
     lines = (run.seat_dir(seat) / "received.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
@@ -56,6 +69,7 @@ def test_a_stdio_bot_plays_a_match_against_grpc_seats_with_no_fault(
     run = stdio_match(tmp_path, monkeypatch, seeds=(1, 2))
     assert run.faults == []
     assert run.match.lingering == []  # it exited by itself when its stdin closed
+    check_environment(run.log_dir / f"seat{SEAT}.log")
     for seat in (0, 3):
         assert all(report.seats[seat].decisions > 0 for report in run.reports)
         messages = received(run, seat)
@@ -132,7 +146,11 @@ def test_a_bot_that_never_reads_does_not_block_the_referee(
 ) -> None:
     run = stdio_match(tmp_path, monkeypatch, "deaf")
     only_seat_faulted(run, FaultKind.TIMEOUT, FaultKind.STALLED)
-    assert [f.kind for f in run.faults].count(FaultKind.STALLED) <= 1
+    # Each request times out until the pipe is full; then the seat is stalled, and
+    # auto-played for the rest of the match.
+    kinds = [f.kind for f in run.faults]
+    assert kinds[-1] is FaultKind.STALLED and kinds.count(FaultKind.STALLED) == 1
+    assert run.faults[-1].reason.startswith(("the bot does not read", "could not deliver"))
 
 
 @pytest.mark.timeout(120)
@@ -169,3 +187,32 @@ def test_the_manifest_names_a_protocol_it_does_not_know(tmp_path: Path) -> None:
         load_bot(tmp_path)
     (tmp_path / "bot.toml").write_text('name = "x"\ncommand = ["./x"]\n')
     assert load_bot(tmp_path).protocol == "grpc"
+
+
+@pytest.mark.timeout(120)
+def test_a_sandboxed_stdio_bot_plays_through_its_pipes_alone(tmp_path: Path) -> None:
+    """In bubblewrap, with its limits and cgroups, a stdio bot has no socket, no address
+    and no token, and plays as well."""
+    if (problem := sandbox_problem()) is not None:
+        pytest.skip(f"no sandbox here: {problem}")
+    stdio = load_bot(TEST_BOTS / "stdio")
+    entrants = (stdio, sample("random"), sample("random"))
+    plan = MatchPlan("sandboxed", entrants, [1], tmp_path / "logs", SETTINGS)
+
+    async def main() -> Match:
+        async with Referee() as referee:
+            match = Match(referee, plan)
+            await match.play()
+            return match
+
+    match = asyncio.run(main())
+    assert match.table is not None and match.table.faults == []
+    check_environment(tmp_path / "logs" / "seat0.log")
+
+
+@pytest.mark.timeout(120)
+def test_arena_try_puts_its_requests_to_a_stdio_bot(tmp_path: Path) -> None:
+    result = try_bot(load_bot(TEST_BOTS / "stdio"), tmp_path / "try", requests=8, sandbox=False)
+    assert result.joined and result.bot_name == "stdio"
+    assert len(result.exchanges) == 8 and result.faults == []
+    assert result.exited_cleanly

@@ -6,6 +6,7 @@ directory of the match), and misbehaves on request: ``TEST_BOT_FAULT_<seat>`` na
 of ``MODES``.
 """
 
+import fcntl
 import json
 import os
 import sys
@@ -18,7 +19,7 @@ MODES = (
     "early",  # on the welcome: a pass for request 1, before it is sent
     "exit",  # the fifth request: the process exits without answering
     "close_stdout",  # the fifth request: stdout closed, the process stays
-    "deaf",  # joins, then never reads its stdin
+    "deaf",  # joins, shrinks its stdin's pipe to 4 KiB, then never reads it
     "stderr",  # plays legally; writes junk, JSON answers too, to stderr
     "snake",  # plays legally, with the proto's field names and numeric request ids
     "bad_join",  # its first line is an answer, not a join
@@ -49,10 +50,16 @@ def first_legal(request: dict) -> dict:
     return {"card": legal["cards"][0]}
 
 
+# What the arena told it, for the tests to read in its log (stderr).
+names = sorted(name for name in os.environ if name.startswith("ARENA_"))
+sys.stderr.write(f"env: {' '.join(names)} ARENA_PROTOCOL={os.environ.get('ARENA_PROTOCOL')}\n")
+sys.stderr.flush()
 if mode == "bad_join":
     send({"answer": {"requestId": "1", "bid": 0}})
 send({"join": {"botName": "stdio", "botVersion": "1", "protocolVersion": "PROTOCOL_VERSION_1"}})
 if mode == "deaf":
+    # The pipe from the referee holds 4 KiB instead of 64: it is full all the sooner.
+    fcntl.fcntl(0, fcntl.F_SETPIPE_SZ, 4096)
     time.sleep(600)
 record = open("received.jsonl", "w")  # noqa: SIM115 - open for the whole match
 requests = 0
