@@ -132,8 +132,9 @@ class StdioSeat:
         except Exception as error:  # a broken pipe: only this seat is closed
             link.close_reason = f"its standard output broke ({type(error).__name__})"
         link.close()
-        if not link.joined.is_set() and self._writer is not None:
-            self._writer.transport.abort()  # it never joined: nothing more goes to it
+        writer = self._writer
+        if not link.joined.is_set() and writer is not None and not writer.transport.is_closing():
+            writer.transport.abort()  # it never joined: nothing more goes to it
 
     async def _line(self, reader: asyncio.StreamReader) -> bytes | str:
         """The next line without its newline, or why there is none (end, over the cap)."""
