@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Set up a fresh machine for Schmier Arena (safe to run again): the system packages the
-# C++ sample bot, the Ruby starter (arena new --lang ruby) and --sandbox need, Node.js for the JavaScript bot, Chromium for the tests
-# of the HTML pages, and a virtualenv (.venv) with the project and its test tools.
+# C++ sample bot, the Ruby starter (arena new --lang ruby) and --sandbox need, Go and jq for the
+# stdio sample bots (sample_bots/go, sample_bots/shell), Node.js for the JavaScript bot, Chromium
+# for the tests of the HTML pages, and a virtualenv (.venv) with the project and its test tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-          cmake g++ pkg-config bubblewrap chromium chromium-driver ruby-grpc)
+          cmake g++ pkg-config bubblewrap chromium chromium-driver ruby-grpc golang-go jq)
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()

@@ -1,11 +1,14 @@
 """``arena bench referee``: one table of six real ``random`` bot processes over gRPC.
 
-Beside it, the same games with the same bots called in-process (no transport), and a
-bare gRPC ping-pong with the same server and client flavour (the transport's limit).
+Beside it, in the same run: the same games with the same bot speaking JSON lines over its
+standard input and output (``protocol = "stdio"``), the same bots called in-process on the
+same table (the in-process channel: no transport), and a bare gRPC ping-pong with the
+same server and client flavour (the transport's limit).
 """
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import tempfile
 import time
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bench.inprocess import load_python_bot, play_game_in_process
-from arena.bots import load_bot
+from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bot
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import TableSettings
@@ -32,6 +35,12 @@ class RefereeRound:
     round_trips: list[float]
     pingpong_one: float  # round trips/s, one client process
     pingpong_six: float  # round trips/s, six client processes taking turns
+    stdio_decisions: int = 0
+    stdio_seconds: float = 0.0
+
+    @property
+    def stdio_decisions_per_second(self) -> float:
+        return self.stdio_decisions / self.stdio_seconds if self.stdio_seconds else 0.0
 
     @property
     def decisions_per_second(self) -> float:
@@ -61,6 +70,10 @@ class RefereeFigures:
     @property
     def decisions_per_second(self) -> float:
         return median_of(self.rounds, lambda r: r.decisions_per_second)
+
+    @property
+    def stdio_decisions_per_second(self) -> float:
+        return median_of(self.rounds, lambda r: r.stdio_decisions_per_second)
 
     @property
     def games_per_second(self) -> float:
@@ -97,7 +110,8 @@ class RefereeFigures:
     def lines(self) -> list[str]:
         """The figures as ``arena bench referee`` prints them: each round, then the medians."""
         lines = [
-            f"round {i}: {r.decisions_per_second:.0f} decisions/s over gRPC; ping-pong "
+            f"round {i}: {r.decisions_per_second:.0f} decisions/s over gRPC, "
+            f"{r.stdio_decisions_per_second:.0f} over stdio; ping-pong "
             f"{r.pingpong_one:.0f} round trips/s with one client process, "
             f"{r.pingpong_six:.0f} with six; ratio {r.ratio:.2f}"
             for i, r in enumerate(self.rounds, 1)
@@ -108,8 +122,13 @@ class RefereeFigures:
             f"{self.decisions_per_second:.0f} decisions/s over gRPC (median round)",
             f"round trip per decision: median {self.median_ms:.3f} ms, p99 {self.p99_ms:.3f} ms",
             f"{self.games_per_second:.2f} games/s over gRPC",
+            f"{self.stdio_decisions_per_second:.0f} decisions/s over stdio (median round; "
+            "the same bot as JSON lines on its stdin and stdout)",
             f"{self.inprocess_decisions_per_second:.0f} decisions/s in-process "
-            "(same bots, no gRPC)",
+            "(same bots on the same table, no transport)",
+            f"decisions/s by channel: gRPC {self.decisions_per_second:.0f}, "
+            f"stdio {self.stdio_decisions_per_second:.0f}, "
+            f"in-process {self.inprocess_decisions_per_second:.0f}",
             f"{self.pingpong_one:.0f} round trips/s bare gRPC ping-pong, one client process "
             f"({self.pingpong_note})",
             f"{self.pingpong_six:.0f} round trips/s bare gRPC ping-pong, six client processes "
@@ -119,10 +138,20 @@ class RefereeFigures:
         ]
 
 
+def _stdio_random(directory: Path) -> BotSpec:
+    """The ``random`` sample bot, copied with ``protocol = "stdio"`` in its manifest (the
+    SDK plays over stdin and stdout when the arena says so)."""
+    shutil.copytree(sample_bot("random"), directory, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = directory / "bot.toml"
+    manifest.write_text(manifest.read_text() + 'protocol = "stdio"\n')
+    return load_bot(directory)
+
+
 async def _grpc_games(
-    games: int, seed: int, log_dir: Path, sandbox: bool
+    games: int, seed: int, log_dir: Path, sandbox: bool, spec: BotSpec | None = None
 ) -> tuple[int, float, list[float]]:
-    spec = load_bot(sample_bot("random"))
+    """The games on one table of six real processes (``spec``: the random sample bot)."""
+    spec = spec or load_bot(sample_bot("random"))
     plan = MatchPlan(
         match_id="bench",
         entrants=(spec, spec, spec),
@@ -160,9 +189,13 @@ def bench_referee(
     measured: list[RefereeRound] = []
     note = ""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        stdio = _stdio_random(Path(tmp) / "random-stdio")
         for index in range(rounds):
             decisions, seconds, trips = run_loop(
                 _grpc_games(games, seed, Path(tmp) / f"logs{index}", sandbox)
+            )
+            stdio_decisions, stdio_seconds, _ = run_loop(
+                _grpc_games(games, seed, Path(tmp) / f"stdio-logs{index}", sandbox, stdio)
             )
             address = f"unix:{tmp}/pingpong{index}.sock"
             one_seconds, note = run_loop(serve_pingpong(address, pingpong_rounds))
@@ -174,6 +207,8 @@ def bench_referee(
                     round_trips=trips,
                     pingpong_one=pingpong_rounds / one_seconds,
                     pingpong_six=pingpong_rounds / six_seconds,
+                    stdio_decisions=stdio_decisions,
+                    stdio_seconds=stdio_seconds,
                 )
             )
     return RefereeFigures(

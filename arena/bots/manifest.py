@@ -8,6 +8,7 @@ A bot is either
       command = ["python3", "bot.py"]    # required: list of strings, or one string (shlex-split)
       build = "make gen && make"         # optional: a string runs in a shell (sh -c), a list
                                          # as it is; in (a copy of) the bot directory
+      protocol = "stdio"                 # optional: "grpc" (the default) or "stdio"
 
 * or a single executable file (name = file stem, command = its absolute path).
 
@@ -40,6 +41,7 @@ from typing import Any
 
 __all__ = [
     "MANIFEST_NAME",
+    "PROTOCOLS",
     "BotBuildError",
     "BotSpec",
     "BotSpecError",
@@ -60,7 +62,10 @@ MANIFEST_NAME = "bot.toml"
 NAME_LIMIT = 64
 _NAME_RE = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{NAME_LIMIT - 1}}}")
 _NAME_RULE = f"a letter, digit or _, then letters, digits, _ . -; at most {NAME_LIMIT}"
-_KNOWN_KEYS = frozenset({"name", "command", "build"})
+_KNOWN_KEYS = frozenset({"name", "command", "build", "protocol"})
+# How a bot talks to the referee (docs/PROTOCOL.md): a gRPC stream to ARENA_ADDRESS, or one
+# JSON message per line on its standard input and output.
+PROTOCOLS = ("grpc", "stdio")
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Set by the arena for each seat (arena.bots.process.bot_environment): the operator cannot
 # pass the arena's own values of these instead.
@@ -109,6 +114,12 @@ class BotSpec:
     directory: Path
     build: tuple[str, ...] | None  # argv, run in the bot's directory ("sh -c" for a string)
     executable: bool = False  # a one-file bot: ``command[0]`` is the file, the whole bot
+    protocol: str = "grpc"  # one of PROTOCOLS: how it talks to the referee
+
+    @property
+    def stdio(self) -> bool:
+        """It speaks JSON lines on its standard input and output, not gRPC."""
+        return self.protocol == "stdio"
 
     @property
     def build_line(self) -> str:
@@ -271,6 +282,9 @@ def _load_directory(directory: Path) -> BotSpec:
     check_name(name, manifest)
     command = _argv(data["command"], "command", manifest)
     build = _argv(data["build"], "build", manifest) if "build" in data else None
+    protocol = data.get("protocol", "grpc")
+    if protocol not in PROTOCOLS:
+        raise BotSpecError(f'{manifest}: \'protocol\' must be "grpc" or "stdio", not {protocol!r}')
     try:
         version = compute_version(directory)
     except OSError as exc:
@@ -282,6 +296,7 @@ def _load_directory(directory: Path) -> BotSpec:
         command=resolve_command(command, directory),
         directory=directory,
         build=build,
+        protocol=protocol,
     )
 
 

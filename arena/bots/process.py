@@ -230,6 +230,11 @@ class BotProcess:
         self.cpu_seconds: float | None = None  # all its processes, where a group counts it
         self._popen = popen
         self._reader = reader
+        # A stdio bot's stdin and stdout (the arena's ends): the protocol, never the log.
+        self.protocol_pipes: tuple[IO[bytes], IO[bytes]] | None = None
+        if popen.stderr is not None and popen.stdin is not None and popen.stdout is not None:
+            self.protocol_pipes = (popen.stdin, popen.stdout)
+        self.protocol_taken = False  # a channel owns (and closes) the protocol pipes
         self._stop_lock = threading.Lock()
         self._stopped = False
 
@@ -294,6 +299,10 @@ class BotProcess:
                 self.oom_kills = self.cgroup.oom_kills()
                 self.cpu_seconds = self.cgroup.cpu_seconds()
             self._popen.wait()
+            if self.protocol_pipes is not None and not self.protocol_taken:
+                for pipe in self.protocol_pipes:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
             # EOF on the log pipe arrives once every group member has died.
             self._reader.join(timeout=_READER_JOIN_TIMEOUT)
             if self.cgroup is not None:
@@ -413,6 +422,7 @@ def start_bot(
     pass_env: Sequence[str] = (),
     command: Sequence[str] | None = None,
     log_header: str = "",
+    stdio: bool = False,
 ) -> BotProcess:
     """Launch ``spec.command`` (or ``command``: a build's) with output captured to
     ``log_path``.
@@ -425,6 +435,10 @@ def start_bot(
     when the arena is root, as a user of its own. Without, ``workdir`` (created if
     missing) is its working directory and HOME, and stays after it (see
     ``Match.launch``).
+
+    With ``stdio`` (a bot whose ``protocol`` is ``"stdio"``), its standard input and output
+    are pipes to the arena (``BotProcess.protocol_pipes``) and only its stderr goes to the
+    log; otherwise stdin is ``/dev/null`` and stdout and stderr both go to the log.
 
     The environment is :func:`bot_environment`: ``env`` (the seat's variables) on an
     allowlist, with the operator's ``pass_env``. The log's parent directory is created if
@@ -468,9 +482,9 @@ def start_bot(
             argv,
             cwd=cwd if cwd.is_dir() else None,
             env=child_env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
             pass_fds=() if seccomp is None else (seccomp,),
@@ -493,10 +507,11 @@ def start_bot(
         if seccomp is not None:
             os.close(seccomp)  # bubblewrap has its own copy, and reads it at once
 
-    assert popen.stdout is not None
+    logged = popen.stderr if stdio else popen.stdout
+    assert logged is not None
     reader = threading.Thread(
         target=_pump_log,
-        args=(popen.stdout, log_path, max(limits.log_bytes, 0)),
+        args=(logged, log_path, max(limits.log_bytes, 0)),
         name=f"bot-log-{spec.name}-{popen.pid}",
         daemon=True,
     )

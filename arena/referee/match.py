@@ -2,7 +2,9 @@
 
 ``Referee`` owns one gRPC server for any number of concurrent matches. ``Match`` starts
 six processes (one per seat, so partners never share one), plays its games on a
-``Table``, and makes sure no process outlives it.
+``Table``, and makes sure no process outlives it. A bot whose manifest says
+``protocol = "stdio"`` talks over its standard input and output instead of dialing its
+seat's socket (``arena.referee.stdio``); the table sees both through a ``LinkChannel``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ from arena.bots.sandbox import (
 )
 from arena.wire.grpc_env import configure_grpc
 
+from .link import LinkChannel
 from .policy import ArenaTrouble, JoinState, arena_trouble
 from .server import SeatLink, TokenRegistry, create_server, new_token
+from .stdio import StdioSeat
 from .table import GameSeed, OnGame, Table, TableSettings, game_key
 
 configure_grpc()  # grpc reads its settings once, when first imported
@@ -209,6 +213,7 @@ class Match:
         self.table: Table | None = None
         self.lingering: list[int] = []  # seats whose process had to be stopped by signal
         self.not_started: dict[int, str] = {}  # seats whose process the machine could not start
+        self.stdio: dict[int, StdioSeat] = {}  # the pipes of the seats whose bots speak stdio
         # CPU of every bot process of the match (their cgroups count it), once it is over;
         # None where some bot ran without a group that counts it.
         self.bots_cpu_seconds: float | None = None
@@ -223,21 +228,27 @@ class Match:
         sandbox = plan.sandbox and sandbox_problem() is None
         for seat in range(6):
             manual = seat in plan.manual_seats
+            spec = plan.entrants[seat % 3]
+            stdio = spec.stdio and not manual  # a seat left for a person dials its socket
             timeout = MANUAL_JOIN_TIMEOUT_S if manual else plan.settings.join_timeout_s
-            link = SeatLink(seat, new_token(), time.monotonic() + timeout)
-            self.referee.register(link)
+            # A stdio bot's pipes are its seat: it has no token and no socket.
+            link = SeatLink(seat, "" if stdio else new_token(), time.monotonic() + timeout)
+            if not stdio:
+                self.referee.register(link)
             self.links.append(link)
             if manual:
                 seed = _seat_seed(plan, seat)
                 self.manual.append(ManualSeat(seat, link.address, link.token, seed))
                 continue
-            spec = plan.entrants[seat % 3]
             env = {
                 "ARENA_ADDRESS": link.address,
                 "ARENA_TOKEN": link.token,
                 "ARENA_SEAT": str(seat),
                 "ARENA_SEED": _seat_seed(plan, seat),
             }
+            if stdio:
+                del env["ARENA_ADDRESS"], env["ARENA_TOKEN"]
+                env["ARENA_PROTOCOL"] = "stdio"
             # Unsandboxed, the working dir stays after the match: such bots are trusted
             # code that can write anywhere anyway, and what they left is what their
             # author debugs with. Sandboxed, it is a tmpfs that ends with the bot.
@@ -249,8 +260,9 @@ class Match:
                     workdir=workdir,
                     log_path=plan.log_dir / f"seat{seat}.log",
                     limits=plan.limits,
-                    sandbox=self._sandbox(spec, link) if sandbox else None,
+                    sandbox=self._sandbox(spec, None if stdio else link) if sandbox else None,
                     pass_env=plan.pass_env,
+                    stdio=stdio,
                 )
             except BotStartError as error:
                 # The arena's trouble, not the bot's: the match is not scored (``play``).
@@ -260,6 +272,9 @@ class Match:
                 continue
             self.processes[seat] = process
             link.cpu_meter = process.cpu_meter
+            if stdio and process.protocol_pipes is not None:
+                process.protocol_taken = True
+                self.stdio[seat] = StdioSeat(link, process.protocol_pipes)
         self.start_seconds = time.monotonic() - started
 
     def _seat_socket(self, link: SeatLink) -> Path:
@@ -269,15 +284,16 @@ class Match:
             raise SandboxUnavailableError("the sandbox needs the referee on a unix socket")
         return Path(address.removeprefix("unix:"))
 
-    def _sandbox(self, spec: BotSpec, link: SeatLink) -> Sandbox:
-        """The seat's own code (``start_bot`` gives it a private copy), socket and tmpfs;
-        every seat's files, the other entrants' code and the plan's private paths hidden
-        wherever they lie inside a bound path."""
+    def _sandbox(self, spec: BotSpec, link: SeatLink | None) -> Sandbox:
+        """The seat's own code (``start_bot`` gives it a private copy), socket (none for a
+        stdio bot: its pipes are its way out) and tmpfs; every seat's files, the other
+        entrants' code and the plan's private paths hidden wherever they lie inside a
+        bound path."""
         others = {e.path.resolve() for e in self.plan.entrants} - {spec.path.resolve()}
         private = {p.resolve() for p in (self.plan.log_dir, *self.plan.private)}
         return Sandbox(
             bot_dir=spec.path.resolve(),
-            socket=self._seat_socket(link),
+            socket=None if link is None else self._seat_socket(link),
             runtime=runtime_paths(),
             hidden=tuple(sorted(private | others)),
             workdir_bytes=self.plan.workdir_bytes,
@@ -289,18 +305,21 @@ class Match:
         Bots starting at the same time share the CPU; a launcher that waits for one
         match's bots before starting the next gets the first table playing sooner.
         """
-        self._watch_processes()
+        await self._watch_processes()
         launched = [self.links[seat] for seat, p in enumerate(self.processes) if p is not None]
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):
                 await asyncio.gather(*(link.joined_or_gone() for link in launched))
 
-    def _watch_processes(self) -> None:
+    async def _watch_processes(self) -> None:
+        """On the loop: watch each process, and read and write the stdio seats' pipes."""
         if self._watchers:
             return
         for seat, process in enumerate(self.processes):
             if process is not None:
                 self._watchers.append(asyncio.ensure_future(_watch(process, self.links[seat])))
+        for pipes in self.stdio.values():
+            await pipes.start()
 
     async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
         """Play the match once every seat has joined, gone, or missed its deadline.
@@ -311,7 +330,7 @@ class Match:
         """
         if not self.links:
             self.launch()
-        self._watch_processes()
+        await self._watch_processes()
         waiting_since = time.monotonic()
         await asyncio.gather(*(link.joined_or_gone() for link in self.links))
         join_wait = time.monotonic() - waiting_since
@@ -335,8 +354,9 @@ class Match:
         meta = {
             "entrants": [{"name": s.name, "version": s.version} for s in self.plan.entrants],
         }
+        channels = [LinkChannel(link) for link in self.links]
         self.table = Table(
-            self.plan.match_id, self.links, self.plan.seeds, self.plan.settings, names, meta
+            self.plan.match_id, channels, self.plan.seeds, self.plan.settings, names, meta
         )
         self.table.join_wait_seconds = join_wait
         try:
@@ -373,6 +393,7 @@ class Match:
         if not self.lingering:
             self.lingering = [s for s, p in enumerate(self.processes) if p and p.poll() is None]
         await asyncio.gather(*(asyncio.to_thread(p.stop, 1.0) for p in running))
+        await asyncio.gather(*(pipes.stop() for pipes in self.stdio.values()))
         counted = [p.cpu_seconds for p in running]
         self.bots_cpu_seconds = (
             None if any(c is None for c in counted) else sum(c or 0.0 for c in counted)
@@ -386,7 +407,9 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
         code = await process.wait_exit()
         # One that ends after its deadline was refused as late: it ran and did not join.
         if not (link.joined.is_set() or link.expired):
-            link.ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
+            ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
+            # A stdio seat may have said why first (its first line was not a join).
+            link.ended = f"{link.ended}; then {ended}" if link.ended else ended
         link.close()
 
 

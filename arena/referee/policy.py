@@ -20,7 +20,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
-from arena.wire.answers import FaultKind
+from arena.wire.faults import FaultKind
 
 from .fallback import fallback_action
 

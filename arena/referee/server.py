@@ -23,9 +23,11 @@ from google.protobuf.message import DecodeError
 
 from arena.bots.cgroup import CpuMeter, CpuReading
 from arena.v1 import arena_pb2 as pb
+from arena.wire.faults import Refusal
 from arena.wire.grpc_env import configure_grpc
 from arena.wire.protocol import PROTOCOL_VERSION
 
+from .channel import ChannelClosedError
 from .starved import StarvationCredit
 
 configure_grpc()  # grpc reads its settings once, when first imported
@@ -42,8 +44,14 @@ JOIN_TICK_S: Final = 0.05
 LOOP_LAG_TOLERANCE_S: Final = 0.02
 
 
-class LinkClosedError(Exception):
+class LinkClosedError(ChannelClosedError):
     """The seat's stream is closed or broken."""
+
+
+# What a seat's reader puts in its inbox: a gRPC message's bytes; a message a standard
+# input/output seat sent, already parsed, with its line abbreviated for a fault; the
+# refusal of a line that is not a message; None once the link is closed.
+InboxItem = bytes | tuple[pb.BotMessage, str] | Refusal | None
 
 
 class Inbox:
@@ -55,16 +63,16 @@ class Inbox:
     """
 
     def __init__(self) -> None:
-        self._items: collections.deque[bytes | None] = collections.deque()
+        self._items: collections.deque[InboxItem] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
 
-    def put_nowait(self, item: bytes | None) -> None:
+    def put_nowait(self, item: InboxItem) -> None:
         self._items.append(item)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def get(self) -> bytes | None:
+    async def get(self) -> InboxItem:
         while not self._items:
             self._waiter = asyncio.get_running_loop().create_future()
             try:

@@ -1,10 +1,11 @@
 """A table: six seats playing a match of games, with the referee's rules for time and faults.
 
-The table drives the engine, asks each seat for its decisions through its ``SeatLink``,
-sends each seat only the events R10 lets it know (decided by ``arena.engine.events.is_told_to``,
-converted by the wire's ``EventTranslator``), and turns every
-misbehaviour into a recorded ``Fault`` and a fallback action (``policy``), so no bot can
-stop the table.
+The table drives the engine, asks each seat for its decisions through its
+``SeatChannel`` (``arena.referee.channel``: gRPC, standard input/output or in-process, in
+engine types; the table never sees a transport or a generated message), sends each seat
+only the events R10 lets it know (decided by ``arena.engine.events.is_told_to``), keeps
+every seat's clock, and turns every misbehaviour into a recorded ``Fault`` and a fallback
+action (``policy``), so no bot can stop the table.
 """
 
 from __future__ import annotations
@@ -24,20 +25,22 @@ from arena.engine import (
     to_record,
     view,
 )
+from arena.engine.events import is_told_to
 from arena.engine.game import team_of
 from arena.engine.record import DecisionNote, Fallback
-from arena.v1 import arena_pb2 as pb
-from arena.wire.answers import Refusal, Stale, decode_answer
-from arena.wire.protocol import (
-    KIND_TO_PB,
-    EventTranslator,
-    legal_to_pb,
-    view_to_pb,
-)
+from arena.wire.faults import Refusal, Stale
 
+from .channel import (
+    ChannelClosedError,
+    GameStarted,
+    Notice,
+    Request,
+    SeatChannel,
+    Told,
+    Welcome,
+)
 from .policy import POLICY, Fault, FaultKind, fallback_action
 from .result import GameResult, SeatStats
-from .server import LinkClosedError, SeatLink
 from .starved import StarvationCredit
 
 SEATS = 6
@@ -56,20 +59,20 @@ class TableSettings:
 
 @dataclass
 class _SeatState:
-    link: SeatLink
+    channel: SeatChannel
     cursor: int = 0  # index into game.events of the next event to send
     bank_ms: float = 0.0
     request_id: int = 0
     auto: bool = False  # auto-played for the rest of the match
     auto_since: Fault | None = None  # the fault that made the seat auto-played
     stats: SeatStats = field(init=False)  # of the game being played
-    pending_start: pb.Event | None = None  # the GameStarted event not yet sent
-    notices: list[pb.Notice] = field(default_factory=list)  # faults not yet told
+    pending_start: GameStarted | None = None  # the game's start, not yet told
+    notices: list[Notice] = field(default_factory=list)  # faults not yet told
     unanswered: int = 0  # faulted requests whose own (late) answer may still arrive
     stale: int = 0  # unasked-for answers during the current decision
 
     def __post_init__(self) -> None:
-        self.stats = SeatStats(self.link.seat)
+        self.stats = SeatStats(self.channel.seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,16 +111,16 @@ class Table:
     def __init__(
         self,
         match_id: str,
-        links: Sequence[SeatLink],
+        channels: Sequence[SeatChannel],
         seeds: Sequence[GameSeed],
         settings: TableSettings,
         team_names: Sequence[str],
         meta: dict[str, Any] | None = None,
     ) -> None:
-        if len(links) != SEATS:
+        if len(channels) != SEATS:
             raise ValueError("R1.1: a table has six seats")
         self.match_id = match_id
-        self.seats = [_SeatState(link) for link in links]
+        self.seats = [_SeatState(channel) for channel in channels]
         self.seeds = list(seeds)
         self.settings = settings
         self.team_names = list(team_names)
@@ -131,18 +134,28 @@ class Table:
         self._notes: list[DecisionNote] = []
         self._deal_number = 0
         self._decisions_in_deal = 0
-        self._translator = EventTranslator([])
         self.join_wait_seconds = 0.0  # how long the table waited for its bots to join
         # Seconds from sending each request to having its answer (or fault), for benchmarks.
         self.round_trips: list[float] = []
 
     # --- the match ------------------------------------------------------------------
 
-    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> None:
-        """Play every game (except indices in ``skip``), reporting each as it finishes."""
+    @property
+    def game(self) -> Game | None:
+        """The game being played, or the last one played."""
+        return self._game
+
+    async def open(self) -> None:
+        """Wait for the seats' joins, then welcome each seat that joined."""
         await self._await_joins()
         for state in self.seats:
-            await self._send(state, pb.RefereeMessage(welcome=self._welcome(state.link.seat)))
+            if state.channel.connected:
+                welcome = self._welcome(state.channel.seat)
+                self._delivered(state, await state.channel.welcome(welcome, SEND_TIMEOUT))
+
+    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> None:
+        """Play every game (except indices in ``skip``), reporting each as it finishes."""
+        await self.open()
         try:
             for index, seed in enumerate(self.seeds):
                 if skip and index in skip:
@@ -157,29 +170,30 @@ class Table:
 
     async def close(self, reason: str) -> None:
         for state in self.seats:
-            await self._send(state, pb.RefereeMessage(match_over=pb.MatchOver(reason=reason)))
-            state.link.finished.set()
-            state.link.close()
+            connected = state.channel.connected
+            delivered = await state.channel.close(reason, SEND_TIMEOUT)
+            if connected:
+                self._delivered(state, delivered)
 
     async def _await_joins(self) -> None:
         """Wait until every seat has joined, gone away, or missed its join deadline."""
         waiting_since = time.monotonic()
-        pending = [s.link for s in self.seats if not s.link.joined.is_set()]
+        pending = [s.channel for s in self.seats if not s.channel.joined]
         # Each seat until its own deadline: a seat left open for a person is given longer.
-        await asyncio.gather(*(link.joined_or_gone() for link in pending))
+        await asyncio.gather(*(channel.wait_joined() for channel in pending))
         self.join_wait_seconds += time.monotonic() - waiting_since
         for state in self.seats:
-            if not state.link.joined.is_set():
-                reason = state.link.ended or (
+            if not state.channel.joined:
+                reason = state.channel.ended or (
                     "the bot's process ended before it joined"
-                    if state.link.gone.is_set()
+                    if state.channel.gone
                     else "the bot did not join before the deadline"
                 )
                 self._fault(state, FaultKind.NO_JOIN, reason)
 
-    def _welcome(self, seat: int) -> pb.Welcome:
+    def _welcome(self, seat: int) -> Welcome:
         s = self.settings
-        return pb.Welcome(
+        return Welcome(
             seat=seat,
             team=team_of(seat),
             partner=(seat + 3) % SEATS,
@@ -187,7 +201,7 @@ class Table:
             decision_ms=s.decision_ms,
             overage_ms=s.overage_ms,
             draw_limit=s.draw_limit,
-            team_names=self.team_names,
+            team_names=tuple(self.team_names),
             match_id=self.match_id,
         )
 
@@ -196,18 +210,15 @@ class Table:
     async def play_game(self, index: int, seed: GameSeed) -> GameResult:
         key = game_key(seed)
         game = self._game = Game(key, draw_limit=self.settings.draw_limit)
-        self._translator = EventTranslator(game.events)
         self._game_index = index
         self._notes = []
         self._deal_number = 0
         started = time.monotonic()
-        start_event = pb.Event(
-            game_started=pb.GameStarted(game_index=index, first_dealer=game.first_dealer)
-        )
+        start_event = GameStarted(index, game.first_dealer)
         for state in self.seats:
             state.cursor = 0
             state.bank_ms = float(self.settings.overage_ms)
-            state.stats = SeatStats(state.link.seat)
+            state.stats = SeatStats(state.channel.seat)
             state.pending_start = start_event
         deal_number = game.deal_number
         while not game.is_over:
@@ -221,15 +232,17 @@ class Table:
     async def _flush_all(self, game: Game, skip: int | None = None) -> None:
         """At the end of a deal and of the game every seat gets its events (R10)."""
         for state in self.seats:
-            if state.link.connected and state.link.seat != skip:
+            if state.channel.connected and state.channel.seat != skip:
                 events = self._take_events(state, game)
                 if events:
-                    await self._send(state, pb.RefereeMessage(events=events))
+                    self._delivered(state, await state.channel.tell(events, SEND_TIMEOUT))
 
-    def _take_events(self, state: _SeatState, game: Game) -> list[pb.Event]:
-        seat = state.link.seat
-        events = self._translator.for_seat(seat, state.cursor)
-        state.cursor = len(game.events)
+    def _take_events(self, state: _SeatState, game: Game) -> list[Told]:
+        """The events since the seat's last message that it may be told (R10)."""
+        seat = state.channel.seat
+        every = game.events
+        events: list[Told] = [e for e in every[state.cursor :] if is_told_to(e, seat)]
+        state.cursor = len(every)
         if state.pending_start is not None:
             events.insert(0, state.pending_start)
             state.pending_start = None
@@ -249,10 +262,10 @@ class Table:
     async def _turn(self, state: _SeatState, game: Game) -> None:
         """One decision of the seat: ask, charge the time it took, settle (policy)."""
         position = self._position(game)
-        if state.auto or not state.link.connected:
+        if state.auto or not state.channel.connected:
             if not state.auto:
-                self._fault(state, FaultKind.CLOSED, state.link.close_reason, at=position)
-                reason = state.link.close_reason
+                self._fault(state, FaultKind.CLOSED, state.channel.close_reason, at=position)
+                reason = state.channel.close_reason
             else:
                 reason = "the seat is auto-played for the rest of the match"
             game.apply(fallback_action(game))
@@ -264,26 +277,25 @@ class Table:
         assert kind is not None
         state.stale = 0
         state.request_id += 1
-        request = pb.DecisionRequest(
+        request = Request(
             id=state.request_id,
-            kind=KIND_TO_PB[kind],
-            view=view_to_pb(view(game, state.link.seat), self._game_index),
-            legal=legal_to_pb(game.legal()),
+            kind=kind,
+            view=view(game, state.channel.seat),
+            legal=game.legal(),
+            game_index=self._game_index,
             time_ms=self.settings.decision_ms,
             bank_ms=int(state.bank_ms),
+            events=self._take_events(state, game),
         )
-        message = pb.RefereeMessage(events=self._take_events(state, game), request=request)
-        if state.link.overflow:
-            dropped, state.link.overflow = state.link.overflow, 0
+        dropped = state.channel.take_overflow()
+        if dropped:
             self._fault(state, FaultKind.FLOOD, f"{dropped} unrequested messages were dropped")
             await self._tell_faults(state)
-        exchange = await self._ask(state, kind, message)
+        exchange = await self._ask(state, kind, request)
         self._charge(state, exchange)
         await self._settle(state, game, exchange, position)
 
-    async def _ask(
-        self, state: _SeatState, kind: DecisionKind, message: pb.RefereeMessage
-    ) -> _Exchange:
+    async def _ask(self, state: _SeatState, kind: DecisionKind, request: Request) -> _Exchange:
         """Send the request and wait for its answer, or for the fault that replaces it."""
         request_id = state.request_id
         time_ms = self.settings.decision_ms
@@ -297,16 +309,16 @@ class Table:
             # time, so a slow moment of the referee is not the bot's; a bot that does not
             # read its messages at all is stalled.
             async with asyncio.timeout(SEND_TIMEOUT) as deadline:
-                await state.link.write(message)
+                await state.channel.request(request)
                 sent_at = time.monotonic()
-                credit = StarvationCredit.since_now(state.link.cpu_meter)
+                credit = StarvationCredit.since_now(state.channel.cpu_meter)
                 deadline.reschedule(
                     asyncio.get_running_loop().time() + (time_ms + state.bank_ms) / 1000
                 )
                 answer = await self._await_answer(state, kind, request_id)
         except TimeoutError:
             if sent_at is None:
-                state.link.close()
+                state.channel.drop()
                 answer = Refusal(FaultKind.STALLED, "the bot does not read its messages")
             else:
                 late = await self._answer_already_here(state, kind, request_id)
@@ -314,8 +326,8 @@ class Table:
                     late = await self._answer_while_starved(state, kind, request_id, credit)
                 timeout = Refusal(FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank")
                 answer = timeout if late is None else late
-        except LinkClosedError:
-            answer = Refusal(FaultKind.CLOSED, state.link.close_reason)
+        except ChannelClosedError:
+            answer = Refusal(FaultKind.CLOSED, state.channel.close_reason)
         answered_at = time.monotonic()
         starved = 0.0
         if credit is not None and sent_at is not None:
@@ -335,8 +347,8 @@ class Table:
                     return await self._await_answer(state, kind, request_id)
             except TimeoutError:
                 continue
-            except LinkClosedError:
-                return Refusal(FaultKind.CLOSED, state.link.close_reason)
+            except ChannelClosedError:
+                return Refusal(FaultKind.CLOSED, state.channel.close_reason)
         return None
 
     def _charge(self, state: _SeatState, exchange: _Exchange) -> None:
@@ -390,15 +402,15 @@ class Table:
         time but not yet been read; the bot should not pay for the referee's delay.
         """
         await asyncio.sleep(0)  # let the stream's reader hand over what has arrived
-        if state.link.inbox.empty():
+        if not state.channel.answer_waiting():
             return None
         try:
             async with asyncio.timeout(0):
                 return await self._await_answer(state, kind, request_id)
         except TimeoutError:
             return None
-        except LinkClosedError:
-            return Refusal(FaultKind.CLOSED, state.link.close_reason)
+        except ChannelClosedError:
+            return Refusal(FaultKind.CLOSED, state.channel.close_reason)
 
     async def _await_answer(
         self, state: _SeatState, kind: DecisionKind, request_id: int
@@ -408,25 +420,19 @@ class Table:
         The caller bounds the wait with the decision's deadline.
         """
         while True:
-            raw = await state.link.inbox.get()
-            if raw is None:
-                raise LinkClosedError
-            answer = decode_answer(raw, kind, request_id)
+            answer = await state.channel.answer(kind, request_id)
             if not isinstance(answer, Stale):
                 return answer
             self._stale_answer(state)
 
-    async def _send(self, state: _SeatState, message: pb.RefereeMessage) -> bool:
-        if not state.link.connected:
-            return False
-        ok = await state.link.send(message, SEND_TIMEOUT)
+    def _delivered(self, state: _SeatState, ok: bool) -> None:
+        """A message to a connected seat could not be delivered: it stalled (policy)."""
         if not ok and not state.auto:
             self._fault(
                 state,
                 FaultKind.STALLED,
                 "could not deliver a message (the bot stopped reading or went away)",
             )
-        return ok
 
     def _stale_answer(self, state: _SeatState) -> None:
         """An answer to an old request: one late answer per request that ended without its
@@ -459,7 +465,7 @@ class Table:
         fault = Fault(
             self._game_index,
             at[0] if at else game.deal_number if game else 0,
-            state.link.seat,
+            state.channel.seat,
             kind,
             reason,
             sent,
@@ -479,14 +485,15 @@ class Table:
             state.bank_ms = 0.0
         if policy.notice:
             state.notices.append(
-                pb.Notice(kind=kind.value, reason=reason, request_id=request_id, fallback=fallback)
+                Notice(kind=kind.value, reason=reason, request_id=request_id, fallback=fallback)
             )
 
     async def _tell_faults(self, state: _SeatState) -> None:
         """Send the seat a notice for each fault recorded against it (best effort)."""
         notices, state.notices = state.notices, []
         for notice in notices:
-            await self._send(state, pb.RefereeMessage(notice=notice))
+            if state.channel.connected:
+                self._delivered(state, await state.channel.notice(notice, SEND_TIMEOUT))
 
     def _result(self, game: Game, index: int, key: GameKey, duration: float) -> GameResult:
         """The game's result; it also carries faults from before it (e.g. a missed join)."""
@@ -494,7 +501,7 @@ class Table:
         faults = tuple(self.faults[self._faults_before :])
         self._faults_before = len(self.faults)
         for state in self.seats:
-            state.stats.faults = sum(1 for f in faults if f.seat == state.link.seat)
+            state.stats.faults = sum(1 for f in faults if f.seat == state.channel.seat)
         for deal in game.deals:
             if deal.bidder is None or len(deal.tricks) < 6:
                 continue

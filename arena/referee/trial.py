@@ -39,9 +39,10 @@ from arena.engine import (
     view,
 )
 from arena.v1 import arena_pb2 as pb
-from arena.wire.answers import FaultKind, Refusal, Stale, decode_answer
+from arena.wire.answers import FaultKind, Refusal, Stale
 from arena.wire.protocol import KIND_TO_PB, EventTranslator, legal_to_pb, view_to_pb
 
+from .link import decode_item
 from .match import MANUAL_JOIN_TIMEOUT_S, Match, MatchPlan, Referee
 from .policy import POLICY, fallback_action
 from .server import LinkClosedError, SeatLink
@@ -280,10 +281,7 @@ async def _read(
     ``timeout``; LinkClosedError when the stream ends)."""
     async with asyncio.timeout(timeout):
         while True:
-            raw = await link.inbox.get()
-            if raw is None:
-                raise LinkClosedError
-            decoded = decode_answer(raw, kind, request_id)
+            decoded = decode_item(await link.inbox.get(), kind, request_id)
             if not isinstance(decoded, Stale):
                 return decoded
             # A late answer to an earlier request: dropped, as the table drops it.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
+from typing import IO
 
 from arena.engine import (
     PASS,
@@ -20,6 +22,7 @@ from arena.engine import (
 from arena.engine.cards import most_trumps
 from arena.v1 import arena_pb2 as pb
 from arena.wire.grpc_env import configure_grpc
+from arena.wire.jsonlines import from_json, to_json
 from arena.wire.loop import run as run_loop
 from arena.wire.protocol import (
     KIND_FROM_PB,
@@ -177,11 +180,49 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
             raise
 
 
+def _stdio_line(message: pb.BotMessage) -> bytes:
+    return json.dumps(to_json(message), separators=(",", ":")).encode() + b"\n"
+
+
+def play_stdio(bot: Bot, reader: IO[bytes], writer: IO[bytes]) -> str:
+    """Play the match over standard input and output (``protocol = "stdio"`` in the bot's
+    manifest): one JSON message per line each way (docs/PROTOCOL.md); return the reason
+    the match ended."""
+    join = pb.Join(bot_name=bot.name, bot_version=bot.version, protocol_version=PROTOCOL_VERSION)
+    writer.write(_stdio_line(pb.BotMessage(join=join)))
+    writer.flush()
+    for line in reader:
+        message = from_json(json.loads(line), pb.RefereeMessage(), ignore_unknown_fields=True)
+        if message.events:
+            bot.on_events(list(message.events))
+        body = message.WhichOneof("body")
+        if body == "request":
+            request = message.request
+            action = bot.decide(Decision.from_request(request))
+            writer.write(_stdio_line(pb.BotMessage(answer=action_to_answer(request.id, action))))
+            writer.flush()
+        elif body == "welcome":
+            bot.on_welcome(message.welcome)
+        elif body == "notice":
+            bot.on_notice(message.notice)
+        elif body == "match_over":
+            return str(message.match_over.reason)
+    return "the referee closed the bot's standard input"
+
+
 def run(bot: Bot, address: str | None = None, token: str | None = None) -> None:
-    """Connect to the referee named by ARENA_ADDRESS with ARENA_TOKEN, and play the match.
+    """Connect to the referee named by ARENA_ADDRESS with ARENA_TOKEN, and play the match;
+    or, when the arena started the bot with ``ARENA_PROTOCOL=stdio``, play it over
+    standard input and output (print nothing else to stdout then: log to stderr).
 
     Problems end the process with a one-line message on stderr and exit status 2.
     """
+    if address is None and os.environ.get("ARENA_PROTOCOL") == "stdio":
+        try:
+            play_stdio(bot, sys.stdin.buffer, sys.stdout.buffer)
+        except (BrokenPipeError, KeyboardInterrupt):
+            sys.exit(130)
+        return
     address = address or os.environ.get("ARENA_ADDRESS")
     token = token or os.environ.get("ARENA_TOKEN")
     if not address or not token:

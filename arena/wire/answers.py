@@ -11,50 +11,25 @@ policy (``arena.referee.policy``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
-from typing import Final
-
 from google.protobuf.message import DecodeError
 
 from arena.engine import Action, DecisionKind, EngineError, IllegalActionError
 from arena.v1 import arena_pb2 as pb
 
+from .faults import SENT_LIMIT, STALE, FaultKind, Refusal, Stale, abbreviate
 from .protocol import WrongKindError, answer_to_action
 
-__all__ = ["STALE", "Decoded", "FaultKind", "Refusal", "Stale", "abbreviate", "decode_answer"]
-
-SENT_LIMIT: Final = 120  # how much of what a bot sent is kept with its fault
-
-
-class FaultKind(Enum):
-    ILLEGAL = "illegal"  # a well-formed answer the rules forbid (the reason cites the rule)
-    WRONG_REQUEST = "wrong_request"  # an answer whose request id is not the open request
-    WRONG_KIND = "wrong_kind"  # an answer for another kind of decision (wrong phase)
-    MALFORMED = "malformed"  # bytes that are not a BotMessage, or an unreadable answer
-    TIMEOUT = "timeout"  # no answer within the decision time plus the overage bank
-    FLOOD = "flood"  # messages sent while no decision was open, beyond a small allowance
-    CLOSED = "closed"  # the stream closed or the process died; auto-played from then on
-    NO_JOIN = "no_join"  # the seat did not join before the join deadline; auto-played
-    STALLED = "stalled"  # the bot stopped reading its messages; auto-played from then on
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Why what a bot sent (or did not send) cannot stand as its answer."""
-
-    kind: FaultKind
-    reason: str
-    sent: str = ""  # what the bot sent, abbreviated (``abbreviate``)
-
-
-class Stale(Enum):
-    """An answer to an earlier request than the open one: not this decision's answer."""
-
-    ANSWER = "stale"
-
-
-STALE: Final = Stale.ANSWER
+__all__ = [
+    "SENT_LIMIT",
+    "STALE",
+    "Decoded",
+    "FaultKind",
+    "Refusal",
+    "Stale",
+    "abbreviate",
+    "decode_answer",
+    "decode_message",
+]
 
 Decoded = Action | Stale | Refusal
 
@@ -65,9 +40,17 @@ def decode_answer(raw: bytes, kind: DecisionKind, request_id: int) -> Decoded:
         message = pb.BotMessage.FromString(raw)
     except DecodeError:
         return Refusal(FaultKind.MALFORMED, "not a BotMessage", abbreviate(raw))
+    return decode_message(message, kind, request_id, abbreviate(raw))
+
+
+def decode_message(
+    message: pb.BotMessage, kind: DecisionKind, request_id: int, sent: str
+) -> Decoded:
+    """What a parsed ``BotMessage`` means while request ``request_id`` is open; ``sent`` is
+    what the bot sent, abbreviated, for the fault (hex bytes over gRPC, a line over stdio)."""
     body = message.WhichOneof("body")
     if body != "answer":
-        return Refusal(FaultKind.MALFORMED, f"expected an Answer, got {body}", abbreviate(raw))
+        return Refusal(FaultKind.MALFORMED, f"expected an Answer, got {body}", sent)
     answer = message.answer
     if answer.request_id != request_id:
         if 0 < answer.request_id < request_id:
@@ -75,19 +58,13 @@ def decode_answer(raw: bytes, kind: DecisionKind, request_id: int) -> Decoded:
         return Refusal(
             FaultKind.WRONG_REQUEST,
             f"answer to request {answer.request_id}; the open request is {request_id}",
-            abbreviate(raw),
+            sent,
         )
     try:
         return answer_to_action(answer, kind)
     except IllegalActionError as error:
-        return Refusal(FaultKind.ILLEGAL, str(error), abbreviate(raw))
+        return Refusal(FaultKind.ILLEGAL, str(error), sent)
     except WrongKindError as error:
-        return Refusal(FaultKind.WRONG_KIND, str(error), abbreviate(raw))
+        return Refusal(FaultKind.WRONG_KIND, str(error), sent)
     except EngineError as error:
-        return Refusal(FaultKind.MALFORMED, str(error), abbreviate(raw))
-
-
-def abbreviate(raw: bytes | str, limit: int = SENT_LIMIT) -> str:
-    """Bytes as hex (text as it is), cut to ``limit`` characters with a mark if cut."""
-    text = raw if isinstance(raw, str) else raw[:limit].hex()
-    return text[:limit] + ("…" if len(raw) > limit else "")
+        return Refusal(FaultKind.MALFORMED, str(error), sent)

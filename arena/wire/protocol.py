@@ -7,7 +7,7 @@ and nothing else touches both the engine's types and the generated ones.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from arena.engine import (
@@ -37,6 +37,8 @@ from arena.engine.cards import indices_of_mask
 from arena.engine.events import is_public, is_told_to
 from arena.engine.game import Phase, Trick, team_of
 from arena.v1 import arena_pb2 as pb
+
+from .seat import GameStarted, Notice, Request, Told, Welcome
 
 PROTOCOL_VERSION: Final = pb.PROTOCOL_VERSION_1
 
@@ -198,6 +200,82 @@ class EventTranslator:
             elif not isinstance(event, ev.DealStarted):
                 out.append(event_to_pb(event))
         return out
+
+
+# Public events converted once for all six seats: by identity, holding the event so that
+# its id is not reused while it is cached; emptied now and then.
+_PUBLIC_CACHE: dict[int, tuple[Told, pb.Event]] = {}
+_PUBLIC_CACHE_LIMIT: Final = 4096
+
+
+def told_to_pb(events: Sequence[Told]) -> list[pb.Event]:
+    """What a seat is told (the table chose the events, R10), as the protocol's events: a
+    deal's start carries the seat's own hand (``DealStarted`` then its ``HandDealt``)."""
+    out: list[pb.Event] = []
+    cache = _PUBLIC_CACHE
+    started: ev.DealStarted | None = None
+    for event in events:
+        if type(event) is ev.DealStarted:
+            started = event
+            continue
+        if type(event) is ev.HandDealt:
+            assert started is not None, "a hand is told with its deal's start"
+            out.append(deal_started_to_pb(started, event))
+            continue
+        if type(event) is GameStarted:
+            out.append(
+                pb.Event(
+                    game_started=pb.GameStarted(
+                        game_index=event.game_index, first_dealer=event.first_dealer
+                    )
+                )
+            )
+            continue
+        assert not isinstance(event, GameStarted)
+        if event.audience is not None:
+            out.append(event_to_pb(event))
+            continue
+        cached = cache.get(id(event))
+        if cached is None or cached[0] is not event:
+            if len(cache) >= _PUBLIC_CACHE_LIMIT:
+                cache.clear()
+            cached = cache[id(event)] = (event, event_to_pb(event))
+        out.append(cached[1])
+    return out
+
+
+def welcome_to_pb(welcome: Welcome) -> pb.Welcome:
+    return pb.Welcome(
+        seat=welcome.seat,
+        team=welcome.team,
+        partner=welcome.partner,
+        games=welcome.games,
+        decision_ms=welcome.decision_ms,
+        overage_ms=welcome.overage_ms,
+        draw_limit=welcome.draw_limit,
+        team_names=welcome.team_names,
+        match_id=welcome.match_id,
+    )
+
+
+def request_to_pb(request: Request) -> pb.DecisionRequest:
+    return pb.DecisionRequest(
+        id=request.id,
+        kind=KIND_TO_PB[request.kind],
+        view=view_to_pb(request.view, request.game_index),
+        legal=legal_to_pb(request.legal),
+        time_ms=request.time_ms,
+        bank_ms=request.bank_ms,
+    )
+
+
+def notice_to_pb(notice: Notice) -> pb.Notice:
+    return pb.Notice(
+        kind=notice.kind,
+        reason=notice.reason,
+        request_id=notice.request_id,
+        fallback=notice.fallback,
+    )
 
 
 # --- decision requests -----------------------------------------------------------------

@@ -65,6 +65,30 @@ def test_package_data_ships_every_starter_file() -> None:
         assert any(path.match(pattern) for pattern in patterns), path
 
 
+def test_package_data_ships_every_sample_bot_source() -> None:
+    """Every source file of the sample bots (what git tracks, but for dotfiles such as
+    cpp/.gitignore) matches a package-data pattern, so that an installed arena can build
+    them; what a build makes or installs does not."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = config["package-data"]["arena.sample_bots"]
+    bots = REPO / "sample_bots"
+    listed = subprocess.run(
+        ["git", "ls-files", "--", "."], cwd=bots, capture_output=True, text=True
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: its sources are not known")
+    files = [
+        Path(line) for line in listed.stdout.splitlines() if not Path(line).name.startswith(".")
+    ]
+    assert {"go/main.go", "go/go.mod", "shell/bot.sh", "shell/answer.jq"} <= {
+        str(path) for path in files
+    }
+    for path in files:
+        assert any(path.match(pattern) for pattern in patterns), path
+    for output in ("go/bot", "cpp/build/bot", "node/node_modules/x.js"):
+        assert not any(Path(output).match(pattern) for pattern in patterns), output
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_installed_wheel_runs_the_sample_bots(tmp_path: Path) -> None:

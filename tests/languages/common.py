@@ -26,6 +26,7 @@ def play_match(
     log_dir: Path,
     seeds: list[int],
     address: str | None = None,
+    sandbox: bool = False,
 ) -> tuple[Match, Table, list[GameResult]]:
     plan = MatchPlan(
         match_id=f"{entrants[0].name}-vs-random",
@@ -34,7 +35,7 @@ def play_match(
         log_dir=log_dir,
         settings=TableSettings(),
         seed=7,
-        sandbox=False,
+        sandbox=sandbox,
     )
     reports: list[GameResult] = []
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.referee.link import LinkChannel
 from arena.referee.policy import (
     ANSWERS_IN_TIME,
     ANSWERS_LEGALLY,
@@ -56,7 +57,8 @@ def test_the_policy_of_each_kind_is_the_documented_one(kind: FaultKind) -> None:
 @pytest.mark.parametrize("kind", list(FaultKind))
 def test_the_table_does_what_the_policy_says(kind: FaultKind) -> None:
     links = [SeatLink(seat, f"token-{seat}", time.monotonic() + 5) for seat in range(6)]
-    table = Table("m", links, [1], TableSettings(), ["a", "b", "c"])
+    channels = [LinkChannel(link) for link in links]
+    table = Table("m", channels, [1], TableSettings(), ["a", "b", "c"])
     state = table.seats[1]
     state.bank_ms = 500.0
     table._fault(state, kind, "why", "sent", "fallback", 7)

@@ -7,6 +7,7 @@ import asyncio
 import time
 
 from arena.engine import DecisionKind
+from arena.referee.link import LinkChannel
 from arena.referee.policy import FaultKind
 from arena.referee.server import SeatLink
 from arena.referee.table import Table, TableSettings, _SeatState
@@ -16,9 +17,10 @@ from arena.wire.answers import Refusal
 def test_stream_closed_at_the_deadline_is_a_closed_fault() -> None:
     async def main() -> None:
         links = [SeatLink(seat, f"token-{seat}", time.monotonic() + 5) for seat in range(6)]
-        table = Table("m", links, [1], TableSettings(), ["a", "b", "c"])
+        channels = [LinkChannel(link) for link in links]
+        table = Table("m", channels, [1], TableSettings(), ["a", "b", "c"])
         links[2].close()  # the stream ended just as the deadline passed
-        state = _SeatState(links[2])
+        state = _SeatState(channels[2])
         answer = await table._answer_already_here(state, DecisionKind.PLAY, 1)
         assert isinstance(answer, Refusal) and answer.kind is FaultKind.CLOSED
 

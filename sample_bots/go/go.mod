@@ -1,0 +1,3 @@
+module schmier-arena/sample_bots/go
+
+go 1.19
