@@ -13,6 +13,7 @@ import shutil
 import tempfile
 
 import pytest
+from hypothesis import settings
 
 _made: list[str] = []
 
@@ -27,3 +28,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     for path in _made:
         shutil.rmtree(path, ignore_errors=True)
+
+
+# Hypothesis: no per-example deadline anywhere (a loaded machine makes any example slow, and
+# a deadline then fails the test for the machine's sake, not the code's), and in CI (which
+# sets CI=true) the examples derandomised, so that a run is the same run every time.
+settings.register_profile("dev", deadline=None)
+settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))

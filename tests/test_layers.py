@@ -1,4 +1,4 @@
-"""The dependency order of the packages (README, "Layout"), kept by import-linter.
+"""The dependency order of the packages (docs/ARCHITECTURE.md), kept by import-linter.
 
 The contracts live in pyproject.toml ([tool.importlinter]): the CLI at the top, the engine
 at the bottom, the referee and the SDK side by side on the wire, gRPC only where it is

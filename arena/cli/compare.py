@@ -85,8 +85,8 @@ def compare(
         str,
         typer.Option(
             help="pairs: each seed in one seating and its mirror, NEW and BASE swapped (two "
-            "games); groups: each seed in all six seatings. Pairs need fewer games (README, "
-            "Statistics)."
+            "games); groups: each seed in all six seatings. Pairs needed fewer games "
+            "(docs/STATISTICS.md)."
         ),
     ] = "pairs",  # compare.DEFAULT_DESIGN
     batch: Annotated[
