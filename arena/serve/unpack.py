@@ -210,6 +210,11 @@ def _unzip(data: bytes, target: Path) -> tuple[int, int]:
             if stat.S_ISSOCK(mode):
                 raise UnpackError(f"socket: {info.filename!r}")
             declared += info.file_size
+            if declared > MAX_UNPACKED_BYTES and declared > MAX_RATIO * len(data):
+                raise UnpackError(
+                    f"decompression bomb: {declared:,} bytes declared unpacked from "
+                    f"{len(data):,} sent"
+                )
             _count(0, declared)
         size = 0
         root = target.resolve()

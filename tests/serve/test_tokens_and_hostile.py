@@ -1,0 +1,61 @@
+"""The real server (uvicorn on a loopback port): tokens, admin, hostile uploads refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import ContestServer
+from .hostile import FORMATS, KINDS, expected
+
+
+@pytest.mark.timeout(300)
+def test_every_write_needs_the_right_token(contest: ContestServer) -> None:
+    token = contest.add_contestant("alice")
+    assert token and contest.admin_token
+    body = b"#!/bin/sh\n"
+    missing = contest.post("/api/upload", content=body)
+    assert missing.status_code == 401 and "token" in missing.json()["error"]
+    wrong = contest.post("/api/upload", content=body, headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 403 and wrong.json() == {"error": "unknown token"}
+    # A contestant's token is not the organiser's, nor the other way round.
+    as_alice = {"Authorization": f"Bearer {token}"}
+    refused = contest.post("/api/admin/pause", json={"paused": True}, headers=as_alice)
+    assert refused.status_code == 403
+    assert contest.post("/api/admin/pause", json={"paused": True}).status_code == 401
+    admin_upload = contest.post(
+        "/api/upload", content=body, headers={"Authorization": f"Bearer {contest.admin_token}"}
+    )
+    assert admin_upload.status_code == 403
+    assert contest.admin("/api/admin/pause", {"paused": True}).json() == {"paused": True}
+    assert contest.get("/api/leaderboard").json()["paused"] is True
+    # A banned contestant can write nothing.
+    assert contest.admin("/api/admin/ban", {"name": "alice"}).status_code == 200
+    banned = contest.post("/api/upload", content=body, headers=as_alice)
+    assert banned.status_code == 403 and "banned" in banned.json()["error"]
+    assert contest.admin("/api/admin/ban", {"name": "nobody"}).status_code == 404
+    # The token is stored hashed: the contest's file does not hold it.
+    assert token.encode() not in contest.db.with_name("contest-contest.db").read_bytes()
+
+
+@pytest.mark.timeout(600)
+def test_each_hostile_upload_is_refused_in_one_line_and_changes_nothing(
+    contest: ContestServer,
+) -> None:
+    token = contest.add_contestant("mallory")
+    headers = {"Authorization": f"Bearer {token}"}
+    refusals = []
+    for kind in sorted(KINDS):
+        for fmt in FORMATS:
+            data = KINDS[kind][0](fmt)
+            answer = contest.post("/api/upload", content=data, headers=headers)
+            assert answer.status_code in (413, 422), (kind, fmt, answer.text)
+            body = answer.json()
+            line = body.get("reason") or body.get("error")
+            assert body.get("accepted") is not True and "\n" not in line
+            if answer.status_code == 422:
+                assert expected(kind, fmt) in line, (kind, fmt, line)
+            refusals.append(f"{kind} ({fmt}): {line}")
+    page = contest.get("/api/contestants/mallory").json()
+    assert page["versions"] == []  # nothing entered
+    assert contest.get("/api/leaderboard").json()["entrants"] == []
+    print("\n".join(refusals))
