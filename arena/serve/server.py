@@ -8,6 +8,8 @@ resumes its unfinished round.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -76,4 +78,19 @@ def serve(
         )
         if on_listening is not None:
             on_listening(f"http://{shown}:{bound}")
-        server.run(sockets=[sock])
+        # uvicorn shuts down on the signal, then raises it again under the handlers it
+        # found: both end here, after a clean shutdown, as an ordinary return.
+        previous = signal.signal(signal.SIGTERM, _stopped)
+        try:
+            with contextlib.suppress(KeyboardInterrupt, _Stopped):
+                server.run(sockets=[sock])
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise _Stopped

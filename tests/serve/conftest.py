@@ -40,7 +40,7 @@ class ContestServer:
         args += ["--validation-games", "1", *self.extra]
         for name in self.samples:
             args += ["--sample", name]
-        self.lines, self.errors, self.url = [], [], ""
+        self.lines, self.errors, self.url, self.admin_token = [], [], "", None
         self.process = subprocess.Popen(
             args,
             stdout=subprocess.PIPE,
