@@ -63,7 +63,7 @@ _SCHEMA: Final = (
     """
     CREATE TABLE rounds (
         id          INTEGER PRIMARY KEY,
-        entrants    TEXT NOT NULL,     -- JSON: the triple's entrant labels
+        entrants    TEXT NOT NULL,     -- JSON: a triple's entrant labels, or [NEW, BASE]
         games       INTEGER NOT NULL,  -- per seating
         first_game  INTEGER NOT NULL,  -- its games are the run's seeds first_game ...
         started_at  TEXT NOT NULL,
@@ -113,7 +113,9 @@ class Upload:
 @dataclass(frozen=True)
 class Round:
     id: int
-    entrants: tuple[str, str, str]
+    # A triple of entrant labels, or a pair (NEW, BASE): a contestant's latest two
+    # versions, in the six seatings of a comparison's seed group
+    entrants: tuple[str, ...]
     games: int
     first_game: int
     finished: bool
@@ -352,7 +354,7 @@ class ContestStore:
 
     # -- the ladder's rounds ---------------------------------------------------------------
 
-    def start_round(self, entrants: tuple[str, str, str], games: int) -> Round:
+    def start_round(self, entrants: tuple[str, ...], games: int) -> Round:
         """A new round of the ladder: its games are the next seeds of the ladder's run."""
         with self._write() as conn:
             row = conn.execute("SELECT COALESCE(MAX(first_game + games), 0) FROM rounds").fetchone()
@@ -375,8 +377,8 @@ class ContestStore:
         ).fetchall()
         result = []
         for row in rows:
-            a, b, c = json.loads(row[1])
-            result.append(Round(row[0], (a, b, c), row[2], row[3], row[4] is not None))
+            entrants = tuple(str(label) for label in json.loads(row[1]))
+            result.append(Round(row[0], entrants, row[2], row[3], row[4] is not None))
         return result
 
 

@@ -10,6 +10,11 @@ versions with fewest games first (a new version), then the entrants whose rating
 interval is widest, with the two others those it has met least (the pairs stay
 balanced, as the sampled schedule keeps them).
 
+A contestant's new version also plays its previous one: rounds of the pair alone in the
+six seatings of a seed group ({NEW, NEW, BASE} and {NEW, BASE, BASE}, three each, on the
+same deals), ``COMPARE_GROUPS`` groups of them, every other round until they are played,
+so that the contestant's page can give ``arena compare``'s test and interval on them.
+
 Rounds are in the contest's file before they are played and each game is committed as
 it ends (``ResultsStore.record_game``: one transaction), so a ladder killed at any point
 resumes its unfinished round with the games it lacks: nothing lost, nothing twice. The
@@ -38,17 +43,21 @@ from arena.referee.match import MatchPlan
 from arena.referee.policy import ArenaTrouble
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
+from arena.tournament.compare import GROUP_SEATINGS
 from arena.tournament.executor import MatchExecutor, RefereeProcessError
 from arena.tournament.registry import Registry
 from arena.tournament.report import RunReport, build_report
 from arena.tournament.results import DuplicateGameError, ResultsStore, logs_beside
 from arena.tournament.runner import DEALING, MATCH_ATTEMPTS, REPLAY_PAUSE_S
 from arena.tournament.schedule import RunKey, seatings
+from arena.tournament.stats import MIN_SEEDS_FOR_INTERVAL
 
 from .contest import ContestStore, Round, Version, registry_path
 
 # Games a version plays before it stops counting as new: a round's games of six seatings.
 NEW_VERSION_GAMES: Final = 12
+# Seed groups of a new version against its previous one: enough for an interval.
+COMPARE_GROUPS: Final = MIN_SEEDS_FOR_INTERVAL
 IDLE_WAIT_S: Final = 2.0  # how often a ladder with too few entrants looks again
 
 
@@ -211,15 +220,23 @@ class Ladder:
     def _next_round(self) -> Round | None:
         laddered = {v.label for v in self.contest.laddered()}
         for unfinished in self.contest.rounds(unfinished_only=True):
-            if set(unfinished.entrants) <= laddered:
+            # A comparison needs its NEW in the ladder; a triple, all three.
+            needed = (
+                unfinished.entrants[:1] if len(unfinished.entrants) == 2 else unfinished.entrants
+            )
+            if set(needed) <= laddered:
                 return unfinished  # resumed: its missing games
             self.contest.finish_round(unfinished.id)  # an entrant left: its games are kept
+        rounds = self.contest.rounds()
+        if not rounds or len(rounds[-1].entrants) != 2:
+            comparison = self._comparison_due(laddered, rounds)
+            if comparison is not None:
+                return self.contest.start_round(comparison, self.games)
         report = self.state.report
         games: Counter[str] = Counter()
         if report is not None:
             for standing in report.standings:
                 games[standing.entrant] = standing.games
-        rounds = self.contest.rounds()
         met: Counter[frozenset[str]] = Counter()
         for past in rounds:
             for a, b in itertools.combinations(sorted(set(past.entrants)), 2):
@@ -228,6 +245,20 @@ class Ladder:
         if triple is None:
             return None
         return self.contest.start_round(triple, self.games)
+
+    def _comparison_due(self, laddered: set[str], rounds: list[Round]) -> tuple[str, str] | None:
+        """A contestant's (NEW, BASE) whose comparison lacks groups, if any."""
+        played = Counter(r.entrants for r in rounds if len(r.entrants) == 2)
+        by_contestant: dict[str, list[Version]] = {}
+        for version in self.contest.versions():
+            by_contestant.setdefault(version.contestant, []).append(version)
+        for versions in by_contestant.values():
+            if len(versions) < 2 or versions[-1].label not in laddered:
+                continue
+            pair = (versions[-1].label, versions[-2].label)
+            if played[pair] * self.games < COMPARE_GROUPS:
+                return pair
+        return None
 
     def _spec(self, version: Version) -> BotSpec:
         spec = self._specs.get(version.label)
@@ -241,7 +272,8 @@ class Ladder:
     async def _play_round(self, round_: Round) -> None:
         self.state.round = round_
         versions = {v.label: v for v in self.contest.versions()}
-        labels = sorted(set(round_.entrants))
+        pair = len(round_.entrants) == 2
+        labels = list(round_.entrants) if pair else sorted(set(round_.entrants))
         try:
             specs = {
                 label: await asyncio.to_thread(self._spec, versions[label]) for label in labels
@@ -250,8 +282,12 @@ class Ladder:
             self._notice(f"round {round_.id}: cannot prepare its bots: {error}; left")
             self.contest.finish_round(round_.id)
             return
-        index = {label: labels.index(label) for label in labels}
-        triple = tuple(index[label] for label in round_.entrants)
+        if pair:  # NEW is 0, BASE 1: a comparison's seed group
+            seated_all = list(GROUP_SEATINGS)
+        else:
+            index = {label: labels.index(label) for label in labels}
+            a, b, c = (index[label] for label in round_.entrants)
+            seated_all = seatings((a, b, c))
         ids = {
             label: self.results.upsert_entrant(s.name, s.version, list(s.command))
             for label, s in specs.items()
@@ -259,7 +295,7 @@ class Ladder:
         done = self.results.completed_games(self.run_id)
         wanted = range(round_.first_game, round_.first_game + round_.games)
         plays = []
-        for s, seating in enumerate(seatings((triple[0], triple[1], triple[2]))):
+        for s, seating in enumerate(seated_all):
             seated = tuple(labels[i] for i in seating)
             key = f"r{round_.id}-s{s}-" + "-".join(str(i) for i in seating)
             self.results.ensure_match(

@@ -126,3 +126,25 @@ def contest(tmp_path: Path) -> Iterator[ContestServer]:
     server = ContestServer(tmp_path / "contest.db").start()
     yield server
     server.stop()
+
+
+def _browser_fixtures() -> Any:
+    """The Chromium fixtures of tests/html (a directory that is no package), reused."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "html" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("arena_tests_html_browser", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_browser = _browser_fixtures()
+playwright_driver = _browser.playwright_driver
+browser = _browser.browser
+viewport = _browser.viewport
+page_log = _browser.page_log
+page = _browser.page
+artefacts = _browser.artefacts
+PageLog = _browser.PageLog

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from .conftest import ContestServer
@@ -59,3 +61,23 @@ def test_each_hostile_upload_is_refused_in_one_line_and_changes_nothing(
     assert page["versions"] == []  # nothing entered
     assert contest.get("/api/leaderboard").json()["entrants"] == []
     print("\n".join(refusals))
+
+
+@pytest.mark.timeout(300)
+def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
+    server = ContestServer(tmp_path / "contest.db", (), "--rate", "6", "--burst", "3").start()
+    try:
+        token = server.add_contestant("eve")
+        big = server.post(
+            "/api/upload", content=b"x" * (10 * 1024 * 1024), headers={"X-Filename": "x"}
+        )
+        assert big.status_code == 413 and "request body over" in big.json()["error"]
+        headers = {"Authorization": f"Bearer {token}"}
+        answers = [server.get("/api/live", headers=headers).status_code for _ in range(5)]
+        assert answers[:3] == [200, 200, 200] and answers[-1] == 429, answers
+        limited = server.get("/api/live", headers=headers)
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+        # Another token (here: none, by address) has its own allowance.
+        assert server.get("/api/leaderboard").status_code == 200
+    finally:
+        assert server.stop() == 0

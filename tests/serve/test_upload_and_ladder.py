@@ -77,8 +77,17 @@ def test_uploaded_versions_enter_the_ladder(tmp_path: Path) -> None:
 
         wait_for(
             "the second version's games",
-            lambda: server.get(f"/api/contestants/alice").json()["versions"][1]["games"] > 0,
+            lambda: server.get("/api/contestants/alice").json()["versions"][1]["games"] > 0,
         )
+
+        def compared() -> bool:
+            comparison = server.get("/api/contestants/alice").json()["comparison"]
+            return comparison is not None and comparison["groups"] >= 1
+
+        wait_for("a seed group of the second version against the first", compared)
+        comparison = server.get("/api/contestants/alice").json()["comparison"]
+        assert comparison["new"] == f"alice@{second}" and comparison["base"] == f"alice@{first}"
+        assert comparison["verdict"] in ("undecided", "H0", "H1") or comparison["verdict"]
         games = server.get("/api/contestants/alice").json()["games"]
         replay = server.get(f"/games/{games[0]['id']}")
         assert replay.status_code == 200 and "replay-data" in replay.text
