@@ -12,10 +12,12 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-PAGE_POLICY: Final = (
+# In the page; the header adds frame-ancestors, which a <meta> policy cannot carry.
+META_POLICY: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
-    "base-uri 'none'; frame-ancestors 'none'"
+    "base-uri 'none'"
 )
+PAGE_POLICY: Final = META_POLICY + "; frame-ancestors 'none'"
 
 STYLE: Final = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d232a;background:#f7f8fa}
@@ -44,7 +46,7 @@ def document(title: str, body: str, *, refresh: int | None = None) -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{PAGE_POLICY}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{META_POLICY}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
         f"{meta}<title>{e(title)}</title><style>{STYLE}</style></head><body>"

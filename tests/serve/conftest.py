@@ -136,6 +136,7 @@ def _browser_fixtures() -> Any:
     spec = importlib.util.spec_from_file_location("arena_tests_html_browser", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
