@@ -58,7 +58,10 @@ from .contest import ContestStore, Round, Version, registry_path
 NEW_VERSION_GAMES: Final = 12
 # Seed groups of a new version against its previous one: enough for an interval.
 COMPARE_GROUPS: Final = MIN_SEEDS_FOR_INTERVAL
-IDLE_WAIT_S: Final = 2.0  # how often a ladder with too few entrants looks again
+IDLE_WAIT_S: Final = 2.0
+# The ratings follow the games as they arrive, recomputed at most this often (a fit with
+# its bootstrap costs a moment's CPU), and after every round.
+REFRESH_S: Final = 5.0  # how often a ladder with too few entrants looks again
 
 
 @dataclass
@@ -175,6 +178,8 @@ class Ladder:
         self._wake = asyncio.Event()
         self._specs: dict[str, BotSpec] = {}
         self._failures: Counter[int] = Counter()
+        self._refreshing: asyncio.Task[None] | None = None
+        self._refreshed = 0.0
 
     def wake(self) -> None:
         self._wake.set()
@@ -196,7 +201,20 @@ class Ladder:
             with ResultsStore.open(db, create=False) as store:
                 return build_report(store, run_id)
 
+        self._refreshed = time.monotonic()
         self.state.report = await asyncio.to_thread(build)
+
+    def _refresh_soon(self) -> None:
+        """After a game: the ratings again, unless they were just computed or are being."""
+        busy = self._refreshing is not None and not self._refreshing.done()
+        if not busy and time.monotonic() - self._refreshed >= REFRESH_S:
+            self._refreshing = asyncio.ensure_future(self._refresh_quietly())
+
+    async def _refresh_quietly(self) -> None:
+        try:
+            await self.refresh()
+        except Exception as error:  # the games are stored; the next refresh may succeed
+            self._notice(f"the ratings were not updated: {error}")
 
     async def run(self) -> None:
         """Play until cancelled; a cancelled ladder leaves its round to be resumed."""
@@ -354,6 +372,7 @@ class Ladder:
                 return  # stored already: the first is kept
             live.done += 1
             self.state.games_stored += 1
+            self._refresh_soon()
 
         try:
             await self.executor.play(plan, skip, store_game)
