@@ -127,7 +127,9 @@ def choose_triple(
 
     def need(label: str) -> tuple[int, float, int, str]:
         new = games[label] < NEW_VERSION_GAMES
-        return (0 if new else 1, games[label] if new else -_width(report, label), 0, label)
+        # Ties (no interval yet: all infinitely wide) go to the fewest games.
+        width = -_width(report, label)
+        return (0 if new else 1, games[label] if new else width, games[label], label)
 
     if len(entrants) == 2:
         a, b = sorted(entrants)

@@ -81,3 +81,27 @@ def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
         assert server.get("/api/leaderboard").status_code == 200
     finally:
         assert server.stop() == 0
+
+
+@pytest.mark.timeout(300)
+def test_a_failing_build_is_refused_and_the_server_stays_up(
+    contest: ContestServer, tmp_path: Path
+) -> None:
+    from arena.serve.client import pack_for_upload
+
+    bot = tmp_path / "broken"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(
+        'name = "broken"\ncommand = ["python3", "bot.py"]\n'
+        'build = "echo cannot compile >&2; exit 1"\n'
+    )
+    (bot / "bot.py").write_text("print()\n")
+    token = contest.add_contestant("carol")
+    data, _ = pack_for_upload(bot)
+    answer = contest.post("/api/upload", content=data, headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 422
+    body = answer.json()
+    assert body["reason"].startswith("refused: builds failed"), body
+    assert "cannot compile" in body["log_tail"]
+    assert contest.get("/api/contestants/carol").json()["versions"] == []
+    assert contest.get("/api/leaderboard").status_code == 200
