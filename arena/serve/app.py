@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable
@@ -373,7 +374,10 @@ def create_app(config: ServeConfig) -> Starlette:
             bundle = game_bundle(store, game_id, logs_beside(config.db_path))
         except KeyError:
             raise _Refused(404, f"no game {game_id}") from None
-        return HTMLResponse(render_replay(bundle))  # its own policy, in the page
+        # Public: without the seats' logs, which are each bot's own output for its author
+        # (the organiser reads them with arena logs).
+        public = dataclasses.replace(bundle, log_tails=((),) * len(bundle.log_tails))
+        return HTMLResponse(render_replay(public))  # its own policy, in the page
 
     async def live_json(request: Request) -> Response:
         return JSONResponse(server().live())

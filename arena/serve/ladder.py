@@ -40,11 +40,10 @@ from typing import Any, Final
 from arena.bots import BotSpec
 from arena.bots.build import BotCache, BotOptions
 from arena.referee.match import MatchPlan
-from arena.referee.policy import ArenaTrouble
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
 from arena.tournament.compare import GROUP_SEATINGS
-from arena.tournament.executor import MatchExecutor, RefereeProcessError
+from arena.tournament.executor import MatchExecutor
 from arena.tournament.registry import Registry
 from arena.tournament.report import RunReport, build_report
 from arena.tournament.results import DuplicateGameError, ResultsStore, logs_beside
@@ -326,9 +325,16 @@ class Ladder:
                 plays.append(
                     self._play_match(key, (seated[0], seated[1], seated[2]), specs, round_)
                 )
+        tasks = [asyncio.ensure_future(play) for play in plays]
         try:
-            await asyncio.gather(*plays)
-        except (ArenaTrouble, RefereeProcessError) as trouble:
+            await asyncio.gather(*tasks)
+        except Exception as trouble:
+            # The arena's trouble (ArenaTrouble, a referee process lost) or anything else
+            # (a full disk): not the bots' result; the round's other tables stop, and it
+            # is tried again with the games it lacks.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             self._failures[round_.id] += 1
             if self._failures[round_.id] >= MATCH_ATTEMPTS:
                 self._notice(f"round {round_.id}: {trouble}; tried {MATCH_ATTEMPTS} times, left")
