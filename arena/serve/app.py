@@ -137,7 +137,9 @@ class Server:
                     "low_open": bool(rating and rating.low_open),
                     "high_open": bool(rating and rating.high_open),
                     "too_few_seeds": bool(rating is None or rating.too_few_seeds),
-                    "games": standing.games if standing else 0,
+                    # Games played (a rating's count); without ratings, the standings'
+                    # teams held (two in a game of two entrants where it held two).
+                    "games": rating.games if rating else (standing.games if standing else 0),
                     "win_rate": standing.win_rate if standing else 0.0,
                     "faults": sum(faults.get(label, {}).values()),
                 }
