@@ -77,6 +77,7 @@ def serve(
     cluster_tls_key: TlsKeyOption = None,
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
+    join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
     sandbox: SandboxOption = True,
     workdir_mb: WorkdirOption = 64,
     memory_mb: MemoryOption = 2048,
@@ -122,7 +123,9 @@ def serve(
         build_network=build_network,
         pass_env=pass_env,
     )
-    settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
+    settings = TableSettings(
+        decision_ms=decision_ms, overage_ms=overage_ms, join_timeout_s=join_timeout
+    )
     from arena.serve.server import SAMPLES
 
     chosen = tuple(SAMPLES if samples else ()) + tuple(sample or ())

@@ -37,7 +37,8 @@ class ContestServer:
 
     def start(self, timeout: float = 60.0) -> ContestServer:
         args = [str(ARENA), "serve", "--db", str(self.db), "--port", "0", "--jobs", "2"]
-        args += ["--validation-games", "1", *self.extra]
+        # A generous join: the machine running the tests may be busy with others' work.
+        args += ["--validation-games", "1", "--join-timeout", "30", *self.extra]
         for name in self.samples:
             args += ["--sample", name]
         self.lines, self.errors, self.url, self.admin_token = [], [], "", None

@@ -21,7 +21,7 @@ def rounds(db: Path) -> list[tuple[int, list[str], int, int, bool]]:
     return [(r[0], json.loads(r[1]), r[2], r[3], r[4] is not None) for r in rows]
 
 
-def wait_games(db: Path, at_least: int, timeout: float = 300.0) -> list[tuple[str, int]]:
+def wait_games(db: Path, at_least: int, timeout: float = 600.0) -> list[tuple[str, int]]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         games = stored_games(db) if db.exists() else []
@@ -31,7 +31,7 @@ def wait_games(db: Path, at_least: int, timeout: float = 300.0) -> list[tuple[st
     raise AssertionError(f"fewer than {at_least} games after {timeout} s")
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1500)
 def test_kill_9_mid_ladder_then_restart_loses_nothing_and_repeats_nothing(
     tmp_path: Path,
 ) -> None:

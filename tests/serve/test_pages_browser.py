@@ -17,7 +17,7 @@ from .conftest import ContestServer
 from .hostile import KINDS
 
 
-def wait_for(what: str, check: Any, timeout: float = 300.0) -> None:
+def wait_for(what: str, check: Any, timeout: float = 600.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if check():
@@ -35,7 +35,7 @@ def upload_through_form(page: Page, server: ContestServer, token: str, file: Pat
     return page.inner_text("#result")
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1500)
 def test_upload_form_and_pages_in_chromium(
     page: Page, page_log: Any, artefacts: Path, tmp_path: Path
 ) -> None:

@@ -26,7 +26,7 @@ def upload(server: ContestServer, bot: Path, token: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def wait_for(what: str, check: object, timeout: float = 240.0) -> None:
+def wait_for(what: str, check: object, timeout: float = 600.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if callable(check) and check():
@@ -35,7 +35,7 @@ def wait_for(what: str, check: object, timeout: float = 240.0) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1500)
 def test_uploaded_versions_enter_the_ladder(tmp_path: Path) -> None:
     server = ContestServer(tmp_path / "contest.db", ("random", "lowest")).start()
     try:
