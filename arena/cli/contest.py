@@ -66,3 +66,69 @@ def list_(db: DbOption = DEFAULT_DB) -> None:
             console.print(literal(f"{who.name}  {kind}  {state}"))
     finally:
         contest.close()
+
+
+ServerOption = Annotated[str, typer.Option(help="The contest server's URL.")]
+AdminTokenOption = Annotated[
+    str | None,
+    typer.Option(help="The admin token (default: $ARENA_ADMIN_TOKEN).", show_default=False),
+]
+
+
+def _admin(server: str, token: str | None, action: str, body: dict[str, object]) -> None:
+    """One organiser's request to a running server; its answer printed as JSON."""
+    import json
+    import os
+
+    import httpx
+
+    token = token or os.environ.get("ARENA_ADMIN_TOKEN")
+    if not token:
+        fail("the admin token is needed: --token TOKEN or $ARENA_ADMIN_TOKEN")
+    try:
+        response = httpx.post(
+            f"{server.rstrip('/')}/api/admin/{action}",
+            json=body,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        )
+        answer = response.json()
+    except (httpx.HTTPError, ValueError) as error:
+        fail(f"cannot reach {server}: {error}")
+    if response.status_code != 200:
+        fail(f"the server refused it ({response.status_code}): {answer.get('error')}")
+    console.print(json.dumps(answer), highlight=False, markup=False)
+
+
+@contest_app.command()
+def retire(
+    name: Annotated[str, typer.Argument(help="The contestant.")],
+    server: ServerOption,
+    version: Annotated[
+        str | None, typer.Option(help="One version (default: every version).")
+    ] = None,
+    token: AdminTokenOption = None,
+) -> None:
+    """Take a contestant's version (or all of them) out of the ladder; its games stay."""
+    _admin(server, token, "retire", {"name": name, "version": version})
+
+
+@contest_app.command()
+def ban(
+    name: Annotated[str, typer.Argument(help="The contestant.")],
+    server: ServerOption,
+    unban: Annotated[bool, typer.Option("--unban", help="Lift the ban.")] = False,
+    token: AdminTokenOption = None,
+) -> None:
+    """Ban a contestant: their bot leaves the ladder and their token writes nothing."""
+    _admin(server, token, "ban", {"name": name, "banned": not unban})
+
+
+@contest_app.command()
+def pause(
+    server: ServerOption,
+    resume: Annotated[bool, typer.Option("--resume", help="Play again.")] = False,
+    token: AdminTokenOption = None,
+) -> None:
+    """Pause the ladder (the round under way finishes), or resume it."""
+    _admin(server, token, "pause", {"paused": not resume})

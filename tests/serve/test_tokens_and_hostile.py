@@ -105,3 +105,26 @@ def test_a_failing_build_is_refused_and_the_server_stays_up(
     assert "cannot compile" in body["log_tail"]
     assert contest.get("/api/contestants/carol").json()["versions"] == []
     assert contest.get("/api/leaderboard").status_code == 200
+
+
+@pytest.mark.timeout(300)
+def test_the_organisers_commands(contest: ContestServer) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    runner = CliRunner()
+    contest.add_contestant("dave")
+    assert contest.admin_token is not None
+    common = ["--server", contest.url, "--token", contest.admin_token]
+    paused = runner.invoke(app, ["contest", "pause", *common])
+    assert paused.exit_code == 0 and '"paused": true' in paused.output
+    assert contest.get("/api/live").json()["paused"] is True
+    resumed = runner.invoke(app, ["contest", "pause", "--resume", *common])
+    assert resumed.exit_code == 0 and contest.get("/api/live").json()["paused"] is False
+    banned = runner.invoke(app, ["contest", "ban", "dave", *common])
+    assert banned.exit_code == 0 and contest.get("/api/contestants/dave").json()["banned"]
+    unknown = runner.invoke(app, ["contest", "retire", "nobody", *common])
+    assert unknown.exit_code != 0 and "no contestant 'nobody'" in unknown.output
+    wrong = runner.invoke(app, ["contest", "pause", "--server", contest.url, "--token", "x"])
+    assert wrong.exit_code != 0 and "not the admin token" in wrong.output
