@@ -2,9 +2,9 @@
 
 Both are ASGI middleware in front of every route. A body larger than the cap is refused
 (413) from its Content-Length before it is read, and cut off as it streams when there is
-none. Requests are counted per token (the ``Authorization: Bearer`` header), else per
-client address, in a token bucket: ``burst`` at once, then ``per_minute``; past it, 429
-with Retry-After.
+none. Requests are counted per token (the ``Authorization: Bearer`` header) and per client
+address (four times a token's allowance, so that made-up tokens gain nothing), each in
+a token bucket: ``burst`` at once, then ``per_minute``; past it, 429 with Retry-After.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Final
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY_BYTES: Final = 9 * 1024 * 1024  # an upload's cap, and the multipart around it
+ADDRESS_SHARE: Final = 4  # an address's allowance, in tokens' allowances
 
 
 async def _refuse(send: Send, status: int, reason: str, headers: list[tuple[bytes, bytes]]) -> None:
@@ -96,28 +97,38 @@ class RateLimit:
         self.burst = burst
         self._buckets: dict[str, _Bucket] = {}
 
-    def _who(self, scope: Scope) -> str:
+    def _who(self, scope: Scope) -> list[tuple[str, int]]:
+        """The buckets a request draws from, with their multiples of the allowance: its
+        token's, and always its address's (``ADDRESS_SHARE`` times as large), so that
+        made-up tokens buy no more than one address's share."""
+        client = scope.get("client")
+        buckets = [(f"addr:{client[0] if client else '?'}", ADDRESS_SHARE)]
         for name, value in scope["headers"]:
             if name == b"authorization":
-                return "token:" + str(value.decode("latin-1"))[:200]
-        client = scope.get("client")
-        return f"addr:{client[0] if client else '?'}"
+                buckets.append(("token:" + str(value.decode("latin-1"))[:200], 1))
+        return buckets
 
-    def allow(self, who: str) -> float:
-        """0 if allowed now, else seconds until it would be."""
+    def allow(self, buckets: list[tuple[str, int]]) -> float:
+        """0 if allowed now (one drawn from each bucket), else seconds until it would be."""
         now = time.monotonic()
-        bucket = self._buckets.get(who)
-        if bucket is None:
-            if len(self._buckets) > 10_000:  # forget the idle, not the busy
-                self._buckets = {k: b for k, b in self._buckets.items() if now - b.at < 60}
-            bucket = self._buckets[who] = _Bucket(float(self.burst), now)
-        rate = self.per_minute / 60.0
-        bucket.tokens = min(float(self.burst), bucket.tokens + (now - bucket.at) * rate)
-        bucket.at = now
-        if bucket.tokens >= 1.0:
+        waits = []
+        drawn = []
+        for who, share in buckets:
+            bucket = self._buckets.get(who)
+            if bucket is None:
+                if len(self._buckets) > 10_000:  # forget the idle, not the busy
+                    self._buckets = {k: b for k, b in self._buckets.items() if now - b.at < 60}
+                bucket = self._buckets[who] = _Bucket(float(self.burst * share), now)
+            rate = share * self.per_minute / 60.0
+            bucket.tokens = min(float(self.burst * share), bucket.tokens + (now - bucket.at) * rate)
+            bucket.at = now
+            waits.append(0.0 if bucket.tokens >= 1.0 else (1.0 - bucket.tokens) / rate)
+            drawn.append(bucket)
+        if max(waits) > 0:
+            return max(waits)
+        for bucket in drawn:
             bucket.tokens -= 1.0
-            return 0.0
-        return (1.0 - bucket.tokens) / rate
+        return 0.0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -77,8 +77,14 @@ def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
         assert answers[:3] == [200, 200, 200] and answers[-1] == 429, answers
         limited = server.get("/api/live", headers=headers)
         assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
-        # Another token (here: none, by address) has its own allowance.
-        assert server.get("/api/leaderboard").status_code == 200
+        # Another token has its own allowance, within its address's (four times as large).
+        other = {"Authorization": "Bearer made-up"}
+        assert server.get("/api/leaderboard", headers=other).status_code == 200
+        codes = [
+            server.get("/api/live", headers={"Authorization": f"Bearer t{i}"}).status_code
+            for i in range(14)
+        ]
+        assert codes[-1] == 429, codes  # made-up tokens buy no more than the address's share
     finally:
         assert server.stop() == 0
 
