@@ -68,9 +68,14 @@ def serve(
         ),
     ] = 0,
     rate: Annotated[
-        float, typer.Option(help="Requests per minute per token (or address) after a burst.")
+        float,
+        typer.Option(
+            help="Requests per minute per token after a burst (per address: four times as many)."
+        ),
     ] = 120.0,
-    burst: Annotated[int, typer.Option(help="Requests at once per token (or address).")] = 30,
+    burst: Annotated[
+        int, typer.Option(help="Requests at once per token (per address: four times as many).")
+    ] = 30,
     cluster: ClusterOption = None,
     cluster_tls_ca: TlsCaOption = None,
     cluster_tls_cert: TlsCertOption = None,
