@@ -21,7 +21,7 @@ runner = CliRunner()
 
 
 def upload(server: ContestServer, bot: Path, token: str) -> tuple[int, str]:
-    for _attempt in range(2):
+    for _attempt in range(3):
         args = ["upload", str(bot), "--server", server.url, "--token", token]
         result = runner.invoke(app, args)
         assert "Traceback" not in result.output
