@@ -11,6 +11,7 @@ import typer
 from .bench import bench_app
 from .bots import bots
 from .compare import compare
+from .contest import contest_app
 from .logs import logs
 from .new import new
 from .play import play
@@ -18,8 +19,10 @@ from .proto import proto
 from .replay import replay
 from .report import report
 from .run import run
+from .serve import serve
 from .submit import submit
 from .try_ import try_bot
+from .upload import upload
 
 __all__ = ["app"]
 
@@ -28,7 +31,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-for command in (play, run, compare, report, replay, logs, submit, bots, new, proto):
+for command in (play, run, compare, report, replay, logs, submit, bots, new, proto, serve, upload):
     app.command()(command)
 app.command(name="try")(try_bot)
 app.add_typer(bench_app, name="bench")
+app.add_typer(contest_app, name="contest")

@@ -1,0 +1,184 @@
+"""``arena serve``: host a contest: uploads, a ladder that keeps playing, its pages."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .cluster import (
+    ClusterOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsKeyOption,
+    cluster_executor,
+    cluster_sandbox,
+)
+from .common import (
+    DEFAULT_DB,
+    BuildNetworkOption,
+    CpuCoresOption,
+    CpuOption,
+    DbOption,
+    DecisionOption,
+    LogOption,
+    MemoryOption,
+    OverageOption,
+    PassEnvOption,
+    ProcessesOption,
+    SandboxOption,
+    WorkdirOption,
+    bot_options,
+    console,
+    err_console,
+    fail,
+    open_store,
+    reap_leftovers,
+)
+
+
+def serve(
+    db: DbOption = DEFAULT_DB,
+    host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port (0: any free one).")] = 8000,
+    samples: Annotated[
+        bool,
+        typer.Option(
+            "--samples/--no-samples",
+            help="Enter the four Python sample bots (random, greedy, lowest, pimc) as the "
+            "organiser's, if they are not in yet.",
+        ),
+    ] = False,
+    sample: Annotated[
+        list[str] | None,
+        typer.Option("--sample", metavar="NAME", help="Enter this sample bot only (repeatable)."),
+    ] = None,
+    games: Annotated[int, typer.Option(help="Games per seating in each ladder round.")] = 1,
+    validation_games: Annotated[
+        int, typer.Option(help="Games in an upload's validation match (as arena submit).")
+    ] = 2,
+    jobs: Annotated[
+        int, typer.Option(help="Matches played at once (default: CPUs).", show_default=False)
+    ] = 0,
+    referees: Annotated[
+        int,
+        typer.Option(
+            help="Referee processes (default: as arena run chooses; 1: in this process).",
+            show_default=False,
+        ),
+    ] = 0,
+    rate: Annotated[
+        float,
+        typer.Option(
+            help="Requests per minute per token after a burst (per address: four times as many)."
+        ),
+    ] = 120.0,
+    burst: Annotated[
+        int, typer.Option(help="Requests at once per token (per address: four times as many).")
+    ] = 30,
+    cluster: ClusterOption = None,
+    cluster_tls_ca: TlsCaOption = None,
+    cluster_tls_cert: TlsCertOption = None,
+    cluster_tls_key: TlsKeyOption = None,
+    decision_ms: DecisionOption = 1000,
+    overage_ms: OverageOption = 10_000,
+    join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
+    sandbox: SandboxOption = True,
+    workdir_mb: WorkdirOption = 64,
+    memory_mb: MemoryOption = 2048,
+    cpu_seconds: CpuOption = 600,
+    cpu_cores: CpuCoresOption = 1.0,
+    processes: ProcessesOption = 256,
+    log_kb: LogOption = 1024,
+    build_network: BuildNetworkOption = False,
+    pass_env: PassEnvOption = None,
+) -> None:
+    """Host a contest: uploads checked as arena submit does, a ladder that keeps playing,
+    a leaderboard, every game's replay. Ctrl-C stops it; the same command resumes it."""
+    reap_leftovers()
+    import os
+
+    from arena.referee.table import TableSettings
+    from arena.serve.app import ServeConfig
+    from arena.serve.server import add_samples, ensure_admin_token
+    from arena.serve.server import serve as serve_contest
+    from arena.tournament.executor import (
+        InProcessExecutor,
+        LocalProcessExecutor,
+        MatchExecutor,
+        referee_processes,
+    )
+    from arena.tournament.runner import RunBusyError, check_free
+
+    if games < 1:
+        fail("--games must be at least 1")
+    open_store(db).close()  # a clear error now for a file that is not a results database
+    try:
+        check_free(db)
+    except RunBusyError as error:
+        fail(str(error))
+    options = bot_options(
+        sandbox=sandbox,
+        workdir_mb=workdir_mb,
+        memory_mb=memory_mb,
+        cpu_seconds=cpu_seconds,
+        cpu_cores=cpu_cores,
+        processes=processes,
+        log_kb=log_kb,
+        build_network=build_network,
+        pass_env=pass_env,
+    )
+    settings = TableSettings(
+        decision_ms=decision_ms, overage_ms=overage_ms, join_timeout_s=join_timeout
+    )
+    from arena.serve.server import SAMPLES
+
+    chosen = tuple(SAMPLES if samples else ()) + tuple(sample or ())
+    if chosen:
+        try:
+            added = add_samples(db, tuple(dict.fromkeys(chosen)))
+        except (LookupError, OSError, ValueError) as error:
+            fail(str(error))
+        for label in added:
+            console.print(f"entered {label}", highlight=False, markup=False)
+    token = ensure_admin_token(db)
+    if token is not None:
+        console.print(
+            f"admin token (shown once, stored hashed): {token}", highlight=False, markup=False
+        )
+    cores = os.cpu_count() or 1
+    tables = jobs or cores
+    processes_n = referees or referee_processes(tables, cores)
+    remote = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
+
+    def executor() -> MatchExecutor:
+        if remote is not None:
+            return remote
+        if processes_n <= 1:
+            return InProcessExecutor(tables, settings.join_timeout_s)
+        return LocalProcessExecutor(tables, processes_n, settings.join_timeout_s)
+
+    config = ServeConfig(
+        db_path=db,
+        executor=executor,
+        games=games,
+        validation_games=validation_games,
+        settings=settings,
+        options=options,
+        prepare_locally=remote is None,
+        match_sandbox=None if remote is None else cluster_sandbox(sandbox, workdir_mb),
+        rate_per_minute=rate,
+        rate_burst=burst,
+        on_notice=lambda line: err_console.print(line, highlight=False, markup=False),
+    )
+
+    def listening(url: str) -> None:
+        console.print(f"serving the contest on {url}", highlight=False, markup=False)
+
+    try:
+        serve_contest(config, host, port, on_listening=listening)
+    except RunBusyError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error}")
+    console.print("stopped; the same command resumes the ladder", highlight=False)
