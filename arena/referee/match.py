@@ -33,6 +33,7 @@ from arena.wire.grpc_env import configure_grpc
 from .link import LinkChannel
 from .policy import ArenaTrouble, JoinState, arena_trouble
 from .server import SeatLink, TokenRegistry, create_server, new_token
+from .starved import StarvationCredit
 from .stdio import StdioSeat
 from .table import GameSeed, OnGame, Table, TableSettings, game_key
 
@@ -386,10 +387,14 @@ class Match:
         for watcher in self._watchers:
             watcher.cancel()
         running = [p for p in self.processes if p is not None]
-        # Well-behaved bots exit on MatchOver; give them a moment before signals.
+        # Well-behaved bots exit on MatchOver; give them a moment before signals. A moment
+        # of their own: time that other bots' load kept them off the CPU moves the deadline
+        # (the fair clock's credit), so a busy machine never makes a sound bot linger.
+        credits = [StarvationCredit.since_now(link.cpu_meter) for link in self.links]
         deadline = time.monotonic() + EXIT_GRACE_S
         while any(p.poll() is None for p in running) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
+            deadline += max((c.more() for c in credits if c is not None), default=0.0)
         if not self.lingering:
             self.lingering = [s for s, p in enumerate(self.processes) if p and p.poll() is None]
         await asyncio.gather(*(asyncio.to_thread(p.stop, 1.0) for p in running))
