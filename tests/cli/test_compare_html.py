@@ -22,7 +22,7 @@ pytestmark = pytest.mark.timeout(600)
 def test_a_comparison_writes_its_page_and_names_it_last(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     page = tmp_path / "compare.html"
-    # One seed group (six games), undecided at its cap: the page does not wait for a verdict.
+    # Three swap pairs (six games), undecided at its cap: the page does not wait for a verdict.
     command = ("compare", GREEDY, LOWEST, "--db", str(db), "--max-games", "6", *FAST)
     result = invoke(*command, "--html", str(page))
     assert result.exit_code == 3, show(result)
@@ -38,9 +38,9 @@ def test_a_comparison_writes_its_page_and_names_it_last(tmp_path: Path) -> None:
     figure = re.search(r'data-figure="llr" data-value="([^"]+)"', text)
     assert figure is not None and f"{float(figure.group(1)):+.2f}" == llr.group(1)
     assert re.search(rf'data-bound="lower" data-value="{re.escape(llr.group(2))}[0-9]*"', text)
-    assert text.count('<circle class="point"') == 1  # one group, one point of the path
+    assert text.count('<circle class="point"') == 3  # three pairs, three points of the path
     links = re.findall(r'<a class="replay" href="([^"]+)"', text)
-    games = re.search(r"seed groups, (\d+) games", result.stdout)
+    games = re.search(r"swap pairs, (\d+) games", result.stdout)
     assert games is not None, show(result)
     assert len(links) == int(games.group(1)) == 6
     assert all((tmp_path / unquote(link)).is_file() for link in links)
