@@ -21,7 +21,7 @@ from arena.sdk import Bot, Decision
 from arena.v1 import arena_pb2 as pb
 from arena.wire.loop import run as run_loop
 
-from .harness import FAST, SAMPLE_BOTS, run_match, sample
+from .harness import SAMPLE_BOTS, run_match, sample
 
 GREEDY = type(load_python_bot(SAMPLE_BOTS / "greedy"))
 
@@ -84,7 +84,9 @@ class SlowOnce(Recording):
 def test_the_same_bots_play_the_same_game_in_process_and_over_grpc(tmp_path: Path) -> None:
     match = run_loop(play_in_process([GREEDY() for _ in range(6)], [3]))
     assert match.table.faults == []
-    run = run_match([sample("greedy")] * 3, tmp_path / "logs", seeds=(3,), settings=FAST)
+    # The default time and a join deadline a loaded machine keeps: no fault is expected.
+    settings = TableSettings(join_timeout_s=10)
+    run = run_match([sample("greedy")] * 3, tmp_path / "logs", seeds=(3,), settings=settings)
     assert run.faults == []
     in_process = match.results[0].record
     over_grpc = run.reports[0].record
