@@ -202,6 +202,12 @@ class CpuMeter:
 
     def read(self) -> CpuReading | None:
         """The counters now, or None once the group is gone."""
+        return self.parse(self.snapshot())
+
+    def snapshot(self) -> tuple[bytes, bytes] | None:
+        """The counters' files as they read now, unparsed (``parse`` reads them), or None
+        once the group is gone: the referee takes one at every request and parses it only
+        when the decision comes near its deadline."""
         if self._pressure is None:
             return None
         try:
@@ -209,6 +215,13 @@ class CpuMeter:
             throttled = os.pread(self._cpu_stat, 512, 0) if self._cpu_stat is not None else b""
         except OSError:
             return None
+        return text, throttled
+
+    @staticmethod
+    def parse(snapshot: tuple[bytes, bytes] | None) -> CpuReading | None:
+        if snapshot is None:
+            return None
+        text, throttled = snapshot
         full = text.rfind(b"total=")
         if not text.startswith(b"some") or full < 0:
             return None

@@ -267,9 +267,25 @@ class BotProcess:
     async def wait_exit(self) -> int:
         """Wait for the bot to exit without blocking the event loop.
 
-        Polls instead of using an executor thread so cancelling the awaiting
-        task really stops the wait and ties up no thread.
+        Where the kernel has process file descriptors (Linux 5.3), the loop is woken
+        once, when the process exits; elsewhere it polls. Either way no executor
+        thread is tied up, and cancelling the awaiting task really stops the wait.
         """
+        if (code := self._popen.poll()) is not None:
+            return code
+        try:
+            fd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            fd = -1
+        if fd >= 0:
+            loop = asyncio.get_running_loop()
+            exited = loop.create_future()
+            loop.add_reader(fd, _settle, exited)
+            try:
+                await exited
+            finally:
+                loop.remove_reader(fd)
+                os.close(fd)
         while (code := self._popen.poll()) is None:
             await asyncio.sleep(0.05)
         return code
@@ -323,6 +339,11 @@ class BotProcess:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -16,6 +16,36 @@ def print_lines(lines: list[str]) -> None:
         console.print(line, highlight=False)
 
 
+CpuAgainstOption = Annotated[
+    str,
+    typer.Option(
+        help="A git revision whose referee, SDK and bots play the CPU-per-decision rounds "
+        "in alternation with this tree's (the same games), e.g. 4c9cbd7.",
+        show_default=False,
+    ),
+]
+
+
+def print_cpu_lines(games: int, seed: int, rounds: int, sandbox: bool, against: str) -> None:
+    """CPU per decision of the referee, a Python SDK bot and the strategies (``arena.bench.cpu``):
+    this tree's rounds, or this tree's and ``against``'s in alternation."""
+    import tempfile
+    from pathlib import Path
+
+    from arena.bench.cpu import compare_cpu, comparison_lines, cpu_lines, cpu_round
+
+    if against:
+        try:
+            ours, theirs = compare_cpu(against, games, seed, rounds, sandbox)
+        except ValueError as error:
+            fail(str(error))
+        print_lines(comparison_lines(against, ours, theirs))
+        return
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
+        measured = [cpu_round(games, seed, Path(logs) / str(i), sandbox) for i in range(rounds)]
+    print_lines(cpu_lines("this tree", measured))
+
+
 @bench_app.command("engine")
 def bench_engine_command(
     games: Annotated[int, typer.Option(help="Games per round.")] = 300,
@@ -64,6 +94,7 @@ def bench_referee_command(
     pingpong: Annotated[int, typer.Option(help="Round trips of each bare ping-pong.")] = 5000,
     rounds: RoundsOption = 3,
     sandbox: SandboxOption = True,
+    against: CpuAgainstOption = "",
 ) -> None:
     """One table, six real `random` bot processes over gRPC; in-process and ping-pong beside."""
     reap_leftovers()
@@ -71,6 +102,7 @@ def bench_referee_command(
 
     sandbox = check_sandbox(sandbox)
     print_lines(bench_referee(games, seed, pingpong, max(1, rounds), sandbox).lines())
+    print_cpu_lines(games, seed, max(1, rounds), sandbox, against)
 
 
 @bench_app.command("greedy")
@@ -114,6 +146,10 @@ def bench_tournament_command(
     seed: Annotated[int, typer.Option(help="Seed of the run.")] = 1,
     rounds: RoundsOption = 3,
     sandbox: SandboxOption = True,
+    against: CpuAgainstOption = "",
+    cpu_games: Annotated[
+        int, typer.Option(help="Games of the table whose CPU per decision is measured.")
+    ] = 20,
 ) -> None:
     """The sample bots in a run on one referee, one table at a time, and over referee processes."""
     reap_leftovers()
@@ -124,6 +160,7 @@ def bench_tournament_command(
     sandbox = check_sandbox(sandbox)
     figures = bench_tournament(games, jobs or os.cpu_count() or 1, seed, max(1, rounds), sandbox)
     print_lines(figures.lines())
+    print_cpu_lines(cpu_games, seed, max(1, rounds), sandbox, against)
 
 
 @bench_app.command("stats")

@@ -19,7 +19,7 @@ from arena.wire.answers import decode_answer, decode_message
 from arena.wire.faults import Refusal
 from arena.wire.protocol import (
     notice_to_pb,
-    request_to_pb,
+    request_into,
     told_to_pb,
     welcome_to_pb,
 )
@@ -93,9 +93,8 @@ class LinkChannel:
         return await self.link.send(pb.RefereeMessage(events=told_to_pb(events)), timeout)
 
     async def request(self, request: Request) -> None:
-        message = pb.RefereeMessage(
-            events=told_to_pb(request.events), request=request_to_pb(request)
-        )
+        message = pb.RefereeMessage(events=told_to_pb(request.events))
+        request_into(message.request, request)  # in place: the view is not copied again
         await self.link.write(message)
 
     async def answer(self, kind: DecisionKind, request_id: int) -> Answer:

@@ -29,18 +29,25 @@ class StarvationCredit:
     """The credit a seat earns from one moment on (a request sent, a bot launched)."""
 
     meter: CpuMeter
-    start: CpuReading
+    start: CpuReading | None  # None: parsed from ``snapshot`` when first needed
     granted: float = 0.0
+    snapshot: tuple[bytes, bytes] | None = None
 
     @classmethod
     def since_now(cls, meter: CpuMeter | None) -> StarvationCredit | None:
+        """The credit from now on. The counters are read now, at every request, but parsed
+        only if the decision comes near its deadline (``more``): most never do."""
         if meter is None:
             return None
-        start = meter.read()
-        return None if start is None else cls(meter, start)
+        snapshot = meter.snapshot()
+        return None if snapshot is None else cls(meter, None, snapshot=snapshot)
 
     def more(self) -> float:
         """Seconds of starvation since ``start`` not granted yet (and now granted)."""
+        if self.start is None:
+            self.start = self.meter.parse(self.snapshot)
+            if self.start is None:
+                return 0.0
         now = self.meter.read()
         if now is None:
             return 0.0

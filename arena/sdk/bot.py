@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from typing import IO
@@ -22,7 +21,6 @@ from arena.engine import (
 from arena.engine.cards import most_trumps
 from arena.v1 import arena_pb2 as pb
 from arena.wire.grpc_env import configure_grpc
-from arena.wire.jsonlines import from_json, to_json
 from arena.wire.loop import run as run_loop
 from arena.wire.protocol import (
     KIND_FROM_PB,
@@ -181,6 +179,10 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
 
 
 def _stdio_line(message: pb.BotMessage) -> bytes:
+    import json  # here, not at import time: most bots speak gRPC (start-up is paid per match)
+
+    from arena.wire.jsonlines import to_json
+
     return json.dumps(to_json(message), separators=(",", ":")).encode() + b"\n"
 
 
@@ -188,6 +190,10 @@ def play_stdio(bot: Bot, reader: IO[bytes], writer: IO[bytes]) -> str:
     """Play the match over standard input and output (``protocol = "stdio"`` in the bot's
     manifest): one JSON message per line each way (docs/PROTOCOL.md); return the reason
     the match ended."""
+    import json
+
+    from arena.wire.jsonlines import from_json
+
     join = pb.Join(bot_name=bot.name, bot_version=bot.version, protocol_version=PROTOCOL_VERSION)
     writer.write(_stdio_line(pb.BotMessage(join=join)))
     writer.flush()

@@ -40,6 +40,13 @@ def decode_answer(raw: bytes, kind: DecisionKind, request_id: int) -> Decoded:
         message = pb.BotMessage.FromString(raw)
     except DecodeError:
         return Refusal(FaultKind.MALFORMED, "not a BotMessage", abbreviate(raw))
+    # The usual case first: the answer to the open request, readable. Abbreviating the
+    # bytes for a fault is done only when there is a fault.
+    if message.WhichOneof("body") == "answer" and message.answer.request_id == request_id:
+        try:
+            return answer_to_action(message.answer, kind)
+        except EngineError:
+            pass
     return decode_message(message, kind, request_id, abbreviate(raw))
 
 

@@ -259,14 +259,20 @@ def welcome_to_pb(welcome: Welcome) -> pb.Welcome:
 
 
 def request_to_pb(request: Request) -> pb.DecisionRequest:
-    return pb.DecisionRequest(
-        id=request.id,
-        kind=KIND_TO_PB[request.kind],
-        view=view_to_pb(request.view, request.game_index),
-        legal=legal_to_pb(request.legal),
-        time_ms=request.time_ms,
-        bank_ms=request.bank_ms,
-    )
+    message = pb.DecisionRequest()
+    request_into(message, request)
+    return message
+
+
+def request_into(target: pb.DecisionRequest, request: Request) -> None:
+    """``request_to_pb`` written into ``target``, the request field of the message that is
+    sent: building it in place spares copying the view into each enclosing message."""
+    target.id = request.id
+    target.kind = KIND_TO_PB[request.kind]
+    view_into(target.view, request.view, request.game_index)
+    target.legal.CopyFrom(legal_to_pb(request.legal))
+    target.time_ms = request.time_ms
+    target.bank_ms = request.bank_ms
 
 
 def notice_to_pb(notice: Notice) -> pb.Notice:
@@ -300,28 +306,35 @@ def _exchanges_to_pb(exchanges: tuple[tuple[int, int, int], ...]) -> tuple[pb.Ex
 
 def view_to_pb(view: View, game_index: int) -> pb.View:
     """R10: the seat's view, complete enough for a stateless bot."""
-    current = pb.Trick(
-        leader=view.trick_leader if view.trick_leader is not None else 0,
-        cards=[CARD_TEXTS[card.index] for _, card in view.trick_cards],
-        winner=-1,
-    )
-    return pb.View(
-        seat=view.seat,
-        game_index=game_index,
-        deal_number=view.deal_number,
-        dealer=view.dealer,
-        scores=view.scores,
-        hand=card_texts(view.hand),
-        bids=_bids_to_pb(view.bids),
-        bidder=-1 if view.bidder is None else view.bidder,
-        contract=view.contract,
-        trump=SUIT_TO_PB[view.trump] if view.trump is not None else pb.SUIT_UNSPECIFIED,
-        exchanges=_exchanges_to_pb(view.exchanges),
-        own_discarded=card_texts(view.own_discarded),
-        own_received=card_texts(view.own_received),
-        tricks=[trick_to_pb(t) for t in view.tricks],
-        current_trick=current,
-    )
+    message = pb.View()
+    view_into(message, view, game_index)
+    return message
+
+
+def view_into(target: pb.View, view: View, game_index: int) -> None:
+    """``view_to_pb`` written into ``target`` (an empty ``View``, e.g. a request's)."""
+    target.seat = view.seat
+    target.game_index = game_index
+    target.deal_number = view.deal_number
+    target.dealer = view.dealer
+    target.scores.extend(view.scores)
+    target.hand.extend(card_texts(view.hand))
+    if view.bids:
+        target.bids.extend(_bids_to_pb(view.bids))
+    target.bidder = -1 if view.bidder is None else view.bidder
+    target.contract = view.contract
+    target.trump = SUIT_TO_PB[view.trump] if view.trump is not None else pb.SUIT_UNSPECIFIED
+    if view.exchanges:
+        target.exchanges.extend(_exchanges_to_pb(view.exchanges))
+    target.own_discarded.extend(card_texts(view.own_discarded))
+    target.own_received.extend(card_texts(view.own_received))
+    if view.tricks:
+        target.tricks.extend([trick_to_pb(t) for t in view.tricks])
+    current = target.current_trick
+    current.leader = view.trick_leader if view.trick_leader is not None else 0
+    if view.trick_cards:
+        current.cards.extend([CARD_TEXTS[card.index] for _, card in view.trick_cards])
+    current.winner = -1
 
 
 _DECISION_PHASE: Final = {

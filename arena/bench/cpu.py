@@ -1,0 +1,347 @@
+"""CPU per decision of a table of real bot processes, from the processes' own CPU time.
+
+A busy machine stretches the wall clock but not a process's CPU time, so these figures
+hold on a shared machine. For one match of six Python sample bots over gRPC:
+
+- the referee's CPU per decision: this process's CPU while the table plays (from the
+  moment every seat has joined to the end of the last game), over the decisions;
+- a bot's CPU per decision: the bot processes' CPU over the same span (every process of
+  each bot, read from ``/proc``), over the decisions; a bot's start-up (its imports,
+  connect and join, paid once per match) is its CPU until it joined, and is printed apart;
+- the strategy's own CPU per decision (``random``, ``greedy``): the bot's ``decide`` in
+  this process, with the SDK's conversions already made, so that the SDK's overhead is
+  the difference.
+
+With ``--against REV`` a worker process per source tree plays the rounds in alternation
+(``arena bench engine``'s mechanism: the revision's ``arena`` and ``sample_bots`` out of
+git into a temporary directory); each worker runs this module with its own tree first on
+``sys.path``, and its bots import that tree (``PYTHONPATH``). This module therefore uses
+only what every revision since 4c9cbd7 has: ``Referee``, ``Match``, ``MatchPlan``, the
+SDK's ``Decision`` and ``bench.inprocess``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _proc_stats() -> dict[int, tuple[int, float]]:
+    """Every process's parent and CPU seconds (user + system), from ``/proc``."""
+    out: dict[int, tuple[int, float]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        out[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICKS)
+    return out
+
+
+def tree_cpu_seconds(pids: list[int]) -> list[float]:
+    """CPU seconds of each process and all its descendants (a sandboxed bot is bwrap and
+    the bot inside it), as the processes run."""
+    stats = _proc_stats()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in stats.items():
+        children.setdefault(parent, []).append(pid)
+    totals = []
+    for root in pids:
+        total, todo = 0.0, [root]
+        while todo:
+            pid = todo.pop()
+            if pid in stats:
+                total += stats[pid][1]
+            todo.extend(children.get(pid, ()))
+        totals.append(total)
+    return totals
+
+
+@dataclass(frozen=True)
+class CpuRound:
+    """One match's CPU, in seconds: the referee's and the bots' while the table played."""
+
+    decisions: int
+    referee: float
+    bots: float  # the six bots together, after their joins
+    startup: float  # the six bots together, until each had joined
+    strategy: dict[str, float]  # seconds per decision of each strategy's own decide
+
+    @property
+    def referee_ms(self) -> float:
+        return self.referee / self.decisions * 1000
+
+    @property
+    def bot_ms(self) -> float:
+        return self.bots / self.decisions * 1000
+
+    @property
+    def startup_ms(self) -> float:
+        """One bot's start-up (imports, connect, join), the mean of the six."""
+        return self.startup / 6 * 1000
+
+    def to_json(self) -> list[Any]:
+        return [self.decisions, self.referee, self.bots, self.startup, self.strategy]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> CpuRound:
+        return cls(data[0], data[1], data[2], data[3], dict(data[4]))
+
+
+async def _measured_match(games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
+    """One match of six ``random`` sample bots over gRPC, with its CPU read as it plays."""
+    from arena.bots import load_bot
+    from arena.bots.samples import sample_bot
+    from arena.referee.match import Match, MatchPlan, Referee
+    from arena.referee.table import TableSettings
+
+    spec = load_bot(sample_bot("random"))
+    plan = MatchPlan(
+        match_id="bench-cpu",
+        entrants=(spec, spec, spec),
+        seeds=[seed + i for i in range(games)],
+        log_dir=log_dir,
+        settings=TableSettings(),
+        seed=seed,
+        sandbox=sandbox,
+    )
+    marks: dict[str, tuple[float, list[float]]] = {}
+
+    def mark(name: str) -> None:
+        pids = [p.pid for p in match.processes if p is not None]
+        marks[name] = (time.process_time(), tree_cpu_seconds(pids))
+
+    async def on_joined() -> None:
+        while not all(link.joined.is_set() for link in match.links):
+            await asyncio.sleep(0.01)
+        mark("joined")
+
+    played = 0
+
+    def on_game(_result: Any) -> None:
+        nonlocal played
+        played += 1
+        if played == games:  # before the table closes: every bot is still running
+            mark("end")
+
+    async with Referee() as referee:
+        match = Match(referee, plan)
+        match.launch()
+        watcher = asyncio.ensure_future(on_joined())
+        table = await match.play(on_game)
+        watcher.cancel()
+    joined_at, joined_bots = marks["joined"]
+    end_at, end_bots = marks["end"]
+    return CpuRound(
+        decisions=len(table.round_trips),
+        referee=end_at - joined_at,
+        bots=sum(end_bots) - sum(joined_bots),
+        startup=sum(joined_bots),
+        strategy={},
+    )
+
+
+def strategy_seconds(name: str, games: int, seed: int) -> float:
+    """CPU seconds per decision of the sample bot ``name``'s own ``decide``, in this
+    process: the decision's engine values (hand, legal choices, trump) are made before
+    the clock starts, since they are the SDK's work."""
+    from arena.bench.inprocess import load_python_bot, play_game_in_process
+    from arena.bots.samples import sample_bot
+
+    bots = [load_python_bot(sample_bot(name)) for _ in range(6)]
+    spent = [0.0]
+    calls = [0]
+    for bot in bots:
+        decide = bot.decide
+
+        def timed(decision: Any, decide: Any = decide) -> Any:
+            for prop in ("hand", "legal", "trump"):
+                getattr(decision, prop, None)
+            start = time.process_time()
+            action = decide(decision)
+            spent[0] += time.process_time() - start
+            calls[0] += 1
+            return action
+
+        bot.decide = timed  # type: ignore[method-assign]
+    for index in range(games):
+        play_game_in_process(bots, seed + index, index)
+    return spent[0] / max(1, calls[0])
+
+
+STRATEGIES = ("random", "greedy")
+
+
+def cpu_round(games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
+    from arena.wire.loop import run as run_loop
+
+    measured = run_loop(_measured_match(games, seed, log_dir, sandbox))
+    strategy = {name: strategy_seconds(name, max(1, games // 4), seed) for name in STRATEGIES}
+    return CpuRound(measured.decisions, measured.referee, measured.bots, measured.startup, strategy)
+
+
+def cpu_lines(name: str, rounds: list[CpuRound]) -> list[str]:
+    """The CPU-per-decision lines of one tree: medians of its rounds."""
+    referee = statistics.median(r.referee_ms for r in rounds)
+    bot = statistics.median(r.bot_ms for r in rounds)
+    startup = statistics.median(r.startup_ms for r in rounds)
+    strategy = {s: statistics.median(r.strategy[s] * 1000 for r in rounds) for s in STRATEGIES}
+    return [
+        f"{name}: CPU per decision (median of {len(rounds)} rounds): referee {referee:.3f} ms, "
+        f"Python SDK bot (random) {bot:.3f} ms, of which the strategy "
+        f"{strategy['random']:.4f} ms, so SDK {bot - strategy['random']:.3f} ms",
+        f"{name}: strategy's own CPU per decision: random {strategy['random']:.4f} ms, "
+        f"greedy {strategy['greedy']:.4f} ms; a bot's start-up (imports, connect, join, "
+        f"once per match) {startup:.0f} ms of CPU",
+    ]
+
+
+# --- against another revision -------------------------------------------------------------
+
+# Run in a worker with its tree first on sys.path: runpy executes this file from this tree.
+_WORKER = """
+import os, runpy, sys
+root = sys.argv[1]
+sys.path.insert(0, root)
+os.environ["PYTHONPATH"] = root
+module = runpy.run_path(sys.argv[2])
+module["worker_main"]()
+"""
+
+
+def worker_main() -> None:
+    """A worker's loop: one JSON line of (games, seed, log dir, sandbox) in, a round out."""
+    import arena.bots.process as process
+
+    root = os.environ["PYTHONPATH"]
+    environment = process.bot_environment
+
+    def with_tree(*args: Any, **kwargs: Any) -> dict[str, str]:
+        return environment(*args, **kwargs) | {"PYTHONPATH": root}  # the bots import it too
+
+    process.bot_environment = with_tree
+    for line in sys.stdin:
+        games, seed, log_dir, sandbox = json.loads(line)
+        measured = cpu_round(games, seed, Path(log_dir), sandbox)
+        print(json.dumps(measured.to_json()), flush=True)
+
+
+class CpuWorker:
+    """A process measuring rounds with the referee, SDK and bots of one source tree."""
+
+    def __init__(self, source_root: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(source_root), __file__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def round(self, games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps([games, seed, str(log_dir), sandbox]) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the CPU worker stopped (exit {self.process.wait()})")
+        return CpuRound.from_json(json.loads(line))
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+@contextmanager
+def revision_with_bots(revision: str) -> Iterator[Path]:
+    """``revision``'s ``arena`` package and ``sample_bots`` in a temporary directory."""
+    from arena.bench.engine import this_tree
+
+    archive = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(this_tree()),
+            "archive",
+            "--format=tar",
+            revision,
+            "arena",
+            "sample_bots",
+        ],
+        capture_output=True,
+        check=False,
+    )
+    if archive.returncode != 0:
+        raise ValueError(f"git archive {revision}: {archive.stderr.decode().strip()}")
+    with tempfile.TemporaryDirectory(prefix="arena-rev-") as directory:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(directory, filter="data")
+        yield Path(directory)
+
+
+def compare_cpu(
+    revision: str, games: int, seed: int, rounds: int, sandbox: bool
+) -> tuple[list[CpuRound], list[CpuRound]]:
+    """``rounds`` rounds of this tree's and ``revision``'s match, alternating which goes
+    first; both play the same game seeds. Returns (this tree's rounds, the revision's)."""
+    from arena.bench.engine import this_tree
+
+    ours: list[CpuRound] = []
+    theirs: list[CpuRound] = []
+    with revision_with_bots(revision) as other, tempfile.TemporaryDirectory() as logs:
+        workers = CpuWorker(this_tree()), CpuWorker(other)
+        try:
+            for number in range(rounds):
+                order = (0, 1) if number % 2 == 0 else (1, 0)
+                got = {
+                    side: workers[side].round(games, seed, Path(logs) / f"{number}-{side}", sandbox)
+                    for side in order
+                }
+                ours.append(got[0])
+                theirs.append(got[1])
+        finally:
+            for worker in workers:
+                worker.close()
+    return ours, theirs
+
+
+def comparison_lines(revision: str, ours: list[CpuRound], theirs: list[CpuRound]) -> list[str]:
+    def ratio(figure: Any) -> float:
+        return float(statistics.median(map(figure, ours)) / statistics.median(map(figure, theirs)))
+
+    lines = [
+        f"cpu round {i}: referee {a.referee_ms:.3f} vs {b.referee_ms:.3f} ms, "
+        f"bot {a.bot_ms:.3f} vs {b.bot_ms:.3f} ms per decision (this tree vs {revision})"
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True), 1)
+    ]
+    sdk_ours = [r.bot_ms - r.strategy["random"] * 1000 for r in ours]
+    sdk_theirs = [r.bot_ms - r.strategy["random"] * 1000 for r in theirs]
+    return [
+        *lines,
+        *cpu_lines("this tree", ours),
+        *cpu_lines(revision, theirs),
+        f"CPU per decision, this tree / {revision} (medians): "
+        f"referee {ratio(lambda r: r.referee_ms):.2f}, "
+        f"SDK bot {ratio(lambda r: r.bot_ms):.2f}, "
+        f"SDK alone {statistics.median(sdk_ours) / statistics.median(sdk_theirs):.2f}, "
+        f"start-up {ratio(lambda r: r.startup_ms):.2f}",
+    ]
