@@ -1,11 +1,11 @@
 """The comparison's page (``arena compare NEW BASE --html FILE``) in a real Chromium.
 
 One real comparison of two sample bots (real processes, real gRPC, a real SQLite file),
-two seed groups of six games, is played through the command line with ``--json``; its page
+three swap pairs of two games, is played through the command line with ``--json``; its page
 must show the verdict in plain words, the score with its interval, the test's settings and
-the log-likelihood ratio after each group against its bounds, all equal to what the
+the log-likelihood ratio after each pair against its bounds, all equal to what the
 command printed, and the ratio's path equal to the sequential test's own state after each
-group of the stored games; then the games with their replays.
+pair of the stored games; then the games with their replays.
 """
 
 from __future__ import annotations
