@@ -55,7 +55,7 @@ from arena.tournament.compare import (
     GROUP_SEATINGS,
     PAIR_GAMES,
 )
-from arena.tournament.resample import SeedRatio
+from arena.tournament.resample import SeedRatio, design_effect
 from arena.tournament.sequential import Sprt, Verdict, group_score, gsprt_llr
 from arena.tournament.stats import GameOutcome, finishing_positions, seed_rate_interval
 from arena.v1 import arena_pb2 as pb
@@ -445,16 +445,11 @@ def _one_cell(task: tuple[float, int, float, int, int]) -> CoverageCell:
 def intra_seed_correlation(groups: Sequence[SeedGroup]) -> float:
     """NEW's win rate's intra-seed correlation in a pool: (design effect - 1) / (m - 1),
     with the design effect unfloored (a seed group's places are negatively correlated: one
-    game has one winner), NaN where the rate has no binomial variance."""
-    wins = np.asarray([g.new_wins for g in groups], dtype=float)
-    places = np.asarray([g.new_places for g in groups], dtype=float)
-    rate = wins.sum() / places.sum()
-    binomial = rate * (1.0 - rate) / places.sum()
-    if binomial <= 0.0 or len(groups) < 2:
-        return math.nan
-    between = len(groups) / (len(groups) - 1) * float(((wins - rate * places) ** 2).sum())
-    effect = between / places.sum() ** 2 / binomial
-    return float(effect - 1.0) / (PLACES_PER_SEED - 1)
+    game has one winner)."""
+    effect = design_effect(
+        [g.new_wins for g in groups], [float(g.new_places) for g in groups], floor=False
+    )
+    return (effect - 1.0) / (PLACES_PER_SEED - 1)
 
 
 # -- the study ---------------------------------------------------------------------------------

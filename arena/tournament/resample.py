@@ -158,7 +158,9 @@ def wilson_interval(rate: float, units: float, confidence: float = 0.95) -> tupl
     return (low, high)
 
 
-def design_effect(numerators: Sequence[float], denominators: Sequence[float]) -> float:
+def design_effect(
+    numerators: Sequence[float], denominators: Sequence[float], floor: bool = True
+) -> float:
     """How much wider the rate sum(numerators) / sum(denominators) varies over seeds than
     it would if each unit of the denominators (a game, a pair of teams) were independent.
 
@@ -177,7 +179,8 @@ def design_effect(numerators: Sequence[float], denominators: Sequence[float]) ->
         return 1.0
     squares = sum((y - rate * d) ** 2 for y, d in zip(numerators, denominators, strict=True))
     between = seeds / (seeds - 1) * squares / (total * total)
-    return max(1.0, between / binomial)
+    # ``floor=False`` for a study that reports how much the seeds agree (below 1: more).
+    return max(1.0, between / binomial) if floor else between / binomial
 
 
 def effective_interval(
