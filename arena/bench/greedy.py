@@ -16,8 +16,8 @@ from arena.bots import load_bot
 from arena.bots.samples import sample_bot
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
+from arena.stats.rates import win_rate_interval
 from arena.tournament.schedule import RunKey
-from arena.tournament.stats import win_rate_interval
 from arena.wire.loop import run as run_loop
 
 

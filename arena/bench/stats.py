@@ -3,7 +3,7 @@
 Three checks, each printed as figures with the cells that miss what they promise:
 
 - **The test on real games.** Pools of seed groups (one game seed in every seating of
-  {NEW, NEW, BASE} and {NEW, BASE, BASE}, ``compare.GROUP_SEATINGS``: six games on the same
+  {NEW, NEW, BASE} and {NEW, BASE, BASE}, ``comparison.GROUP_SEATINGS``: six games on the same
   cards, R3.1a) are played in-process (``inprocess``: the referee's messages, no transport)
   for pairs of bots of known relation (``BOT_PAIRS``): lopsided (greedy against lowest),
   close (greedy against a greedy that errs 10 % of its cards), noisy (two greedies erring
@@ -49,15 +49,11 @@ from arena.bench.inprocess import load_python_bot, play_game_in_process
 from arena.bots.samples import sample_bot
 from arena.engine import Action, DecisionKind
 from arena.sdk.bot import Bot, Decision
-from arena.tournament.compare import (
-    BATCH_GAMES,
-    GROUP_GAMES,
-    GROUP_SEATINGS,
-    PAIR_GAMES,
-)
-from arena.tournament.resample import SeedRatio, design_effect
-from arena.tournament.sequential import Sprt, Verdict, group_score, gsprt_llr
-from arena.tournament.stats import GameOutcome, finishing_positions, seed_rate_interval
+from arena.stats.comparison import GROUP_GAMES, GROUP_SEATINGS, PAIR_GAMES
+from arena.stats.rates import GameOutcome, finishing_positions, seed_rate_interval
+from arena.stats.resample import SeedRatio, design_effect
+from arena.stats.sequential import Sprt, Verdict, group_score, gsprt_llr
+from arena.tournament.compare import BATCH_GAMES
 from arena.v1 import arena_pb2 as pb
 
 __all__ = [

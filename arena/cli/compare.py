@@ -155,6 +155,7 @@ def compare(
     import os
 
     from arena.referee.table import TableSettings
+    from arena.stats.sequential import Sprt
     from arena.tournament.compare import (
         CompareConfig,
         CompareError,
@@ -170,7 +171,6 @@ def compare(
         check_free,
     )
     from arena.tournament.schedule import ScheduleError
-    from arena.tournament.sequential import Sprt
 
     try:
         test = Sprt(margin=margin, alpha=alpha, beta=beta)

@@ -21,7 +21,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from arena.tournament.compare import CompareOutcome
+    from arena.stats.comparison import CompareOutcome
 
 
 def report(

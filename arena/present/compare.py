@@ -13,7 +13,7 @@ from rich.text import Text
 
 from arena.present.live import LiveProgress
 from arena.present.safe_text import literal
-from arena.tournament.compare import CompareOutcome
+from arena.stats.comparison import CompareOutcome
 
 # Entrant labels are name@version; longer ones (from an older database) are cut.
 LABEL_LIMIT = 80

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from arena.present.live import LiveProgress
 from arena.present.safe_text import literal, printable
-from arena.tournament.ratings import Rating
+from arena.stats.ratings import Rating
 from arena.tournament.report import PAR, RunReport
 from arena.tournament.results import entrant_label
 from arena.tournament.runner import RunProgress

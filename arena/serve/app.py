@@ -27,11 +27,11 @@ from starlette.routing import Route
 from arena.bots.build import BotOptions
 from arena.present.html.replay import render_replay
 from arena.referee.table import TableSettings
+from arena.stats.comparison import UnitTally, compare_outcome
+from arena.stats.sequential import Sprt
 from arena.tournament.bundle import game_bundle
-from arena.tournament.compare import UnitTally, compare_outcome
 from arena.tournament.executor import MatchExecutor
 from arena.tournament.results import ResultsStore, logs_beside
-from arena.tournament.sequential import Sprt
 
 from . import pages
 from .builds import BuildQueue, QueueFull

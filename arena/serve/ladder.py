@@ -42,14 +42,14 @@ from arena.bots.build import BotCache, BotOptions
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
-from arena.tournament.compare import GROUP_SEATINGS
+from arena.stats.comparison import GROUP_SEATINGS
+from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL
 from arena.tournament.executor import MatchExecutor
 from arena.tournament.registry import Registry
 from arena.tournament.report import RunReport, build_report
 from arena.tournament.results import DuplicateGameError, ResultsStore, logs_beside
 from arena.tournament.runner import DEALING, MATCH_ATTEMPTS, REPLAY_PAUSE_S
 from arena.tournament.schedule import RunKey, seatings
-from arena.tournament.stats import MIN_SEEDS_FOR_INTERVAL
 
 from .contest import ContestStore, Round, Version, registry_path
 

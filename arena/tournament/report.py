@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from arena.tournament.ratings import RATING_REPLICATES, Rating, fit_ratings
-from arena.tournament.resample import REPLICATES
-from arena.tournament.results import ResultsStore, RunInfo
-from arena.tournament.stats import (
+from arena.stats.rates import (
     MIN_SEEDS_FOR_INTERVAL,
     HeadToHead,
     Standing,
     head_to_head,
     standings,
 )
+from arena.stats.ratings import RATING_REPLICATES, Rating, fit_ratings
+from arena.stats.resample import REPLICATES
+from arena.tournament.results import ResultsStore, RunInfo
 
 PAR = 1 / 3  # three teams: a bot no better than its opponents wins a third of its games
 

@@ -26,7 +26,7 @@ from typing import Any, Final, Literal, Self
 
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import GameResult
-from arena.tournament import stats
+from arena.stats import rates as stats
 
 __all__ = [
     "APPLICATION_ID",

@@ -16,8 +16,8 @@ from rich.console import Console
 from tournament.helpers import copy_bot
 
 from arena.present.compare import CompareProgressLine, render_compare
-from arena.tournament.compare import CompareOutcome
-from arena.tournament.sequential import Sprt, SprtState, Verdict
+from arena.stats.comparison import CompareOutcome
+from arena.stats.sequential import Sprt, SprtState, Verdict
 
 from .test_cli import GREEDY, RANDOM, REPO_ROOT, assert_clean_failure, assert_ok, invoke, show
 

@@ -23,9 +23,9 @@ from conftest import DESKTOP, PHONE, PageLog
 from playwright.sync_api import Page
 
 from arena.present.html.compare import VERDICT_TEXT
-from arena.tournament.compare import UnitTally
+from arena.stats.comparison import UnitTally
+from arena.stats.sequential import Sprt
 from arena.tournament.results import ResultsStore
-from arena.tournament.sequential import Sprt
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_bots"

@@ -1,4 +1,4 @@
-"""The pure parts of ``arena compare`` (arena/tournament/compare.py): swap pairs and seed
+"""The pure parts of ``arena compare`` (arena/stats/comparison.py): swap pairs and seed
 groups, their scores, the stopping rule, and what makes a comparison the same run again."""
 
 from __future__ import annotations
@@ -8,21 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.compare import (
+from arena.stats.comparison import (
     GROUP_GAMES,
     GROUP_SEATINGS,
-    CompareConfig,
     CompareError,
     UnitTally,
-    check_config,
     compare_outcome,
-    compare_schedule,
     next_target,
     pair_placings,
 )
-from arena.tournament.schedule import swap_pairs
-from arena.tournament.sequential import Sprt
-from arena.tournament.stats import GameOutcome, SeededOutcome
+from arena.stats.rates import GameOutcome, SeededOutcome
+from arena.stats.sequential import Sprt
+from arena.tournament.compare import CompareConfig, check_config, compare_schedule
+from arena.tournament.schedule import round_robin, swap_pairs
 
 from .helpers import sample
 
@@ -58,6 +56,15 @@ def test_a_group_is_both_triples_in_every_seating() -> None:
         (1, 0, 1),
         (1, 1, 0),
     ]
+
+
+def test_the_statistics_see_the_seatings_in_the_order_the_schedule_plays_them() -> None:
+    """``arena.stats`` lists a group's seatings itself (it imports nothing of the tournament);
+    swap pairs pair seating s with 5 - s in both."""
+    assert tuple(match.entrants for match in round_robin(2, 1)) == GROUP_SEATINGS
+    for match in swap_pairs(1):
+        mirror = tuple(1 - entrant for entrant in match.entrants)
+        assert mirror in GROUP_SEATINGS
 
 
 def test_pair_placings_compare_every_new_team_with_every_base_team() -> None:

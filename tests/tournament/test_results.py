@@ -22,7 +22,7 @@ import arena
 from arena.engine import GameKey
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import GameResult, SeatStats
-from arena.tournament import stats
+from arena.stats import rates as stats
 from arena.tournament.results import (
     _MIGRATION_FROM_1,
     APPLICATION_ID,

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Final
 
 from arena.present.compare import unit_name
-from arena.tournament.compare import CompareOutcome, UnitTally
+from arena.stats.comparison import CompareOutcome, UnitTally
+from arena.stats.sequential import SprtState
 from arena.tournament.results import ResultsStore
-from arena.tournament.sequential import SprtState
 
 from .report import (
     INSTRUCTIVE_GAMES,

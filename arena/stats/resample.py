@@ -12,6 +12,10 @@ applies), so its tails are taken at the normal probability of sqrt(n / (n - 1)) 
 t(n - 1) instead. ``arena bench stats`` measured the plain interval at 0.83, 0.90 and 0.92
 coverage for 5, 10 and 20 seeds. The draws come from a fixed generator, so a report reads
 the same each time it is built from the same games.
+
+Run by hand, ``python -m arena.stats.resample COUNTS.json`` prints a ratio's seed-bootstrap
+interval and design effect; the file is a JSON list of ``[seed, numerator, denominator]``
+(for a win rate: a seed's wins, draws counting half, and its games).
 """
 
 from __future__ import annotations
@@ -222,3 +226,30 @@ def bootstrap_interval(
     weights = seed_weights(len(seeds), replicates)
     values = np.array([statistic(seeds, row) for row in weights])
     return percentile_interval(values[~np.isnan(values)], confidence, len(seeds))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .byhand import parser, print_json, read_json
+
+    args = parser(
+        "arena.stats.resample", __doc__, "a JSON list of [seed, numerator, denominator]"
+    ).parse_args(argv)
+    ratio = SeedRatio()
+    for seed, numerator, denominator in read_json(args.file):
+        ratio.add(seed, float(numerator), float(denominator))
+    keys = list(ratio.denominators)
+    numerators = [ratio.numerators[k] for k in keys]
+    denominators = [ratio.denominators[k] for k in keys]
+    print_json(
+        {
+            "seeds": ratio.seeds,
+            "value": ratio.value,
+            "interval": ratio.interval(),
+            "design_effect": design_effect(numerators, denominators, floor=False),
+        }
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

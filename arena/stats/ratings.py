@@ -18,6 +18,9 @@ where they are more than the interval's tail, the bound on that side is open —
 put no limit there — and is None (``high_open``: the text says "> +484"). The other bound
 stays: a finite stand-in for an infinite strength only lowers it, so it errs on the safe
 side. Below ``MIN_SEEDS_FOR_INTERVAL`` seeds there is no interval ("too few seeds").
+
+Run by hand, ``python -m arena.stats.ratings GAMES.json`` prints every entrant's rating
+with its interval (the games' format: :mod:`arena.stats.byhand`).
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
+from .rates import MIN_SEEDS_FOR_INTERVAL, GameOutcome, SeededOutcome, finishing_positions
 from .resample import expanded_tail, seed_weights
-from .stats import MIN_SEEDS_FOR_INTERVAL, GameOutcome, SeededOutcome, finishing_positions
 
 __all__ = [
     "ELO_PER_NAT",
@@ -202,3 +205,15 @@ def _with_intervals(
             )
         )
     return ratings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .byhand import games_from_json, parser, print_json, read_json
+
+    args = parser("arena.stats.ratings", __doc__, "a JSON list of games").parse_args(argv)
+    print_json(fit_ratings(games_from_json(read_json(args.file))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

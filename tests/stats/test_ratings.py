@@ -1,4 +1,4 @@
-"""Ratings from finishing order (arena/tournament/ratings.py)."""
+"""Ratings from finishing order (arena/stats/ratings.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import choix
 import numpy as np
 import pytest
 
-from arena.tournament.ratings import (
+from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL, GameOutcome
+from arena.stats.ratings import (
     ELO_PER_NAT,
     RATING_REPLICATES,
     REGULARISATION,
@@ -18,8 +19,7 @@ from arena.tournament.ratings import (
     fit_ratings,
     fit_strengths,
 )
-from arena.tournament.resample import expanded_tail
-from arena.tournament.stats import MIN_SEEDS_FOR_INTERVAL, GameOutcome
+from arena.stats.resample import expanded_tail
 
 
 def _game(seed: int, order: str) -> SeededOutcome:

@@ -1,4 +1,4 @@
-"""The sequential test of NEW against BASE (arena/tournament/sequential.py)."""
+"""The sequential test of NEW against BASE (arena/stats/sequential.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.tournament.sequential import (
+from arena.stats.sequential import (
     Sprt,
     betting_log_wealth,
     group_score,

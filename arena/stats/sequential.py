@@ -32,6 +32,10 @@ Ville's inequality it reaches 1 / alpha with chance at most alpha, however often
 looked at and whatever the scores' distribution; mixing over bet sizes lam (a uniform
 prior) needs no guess of the advantage. The same against 1/2 + margin, with 1 / beta,
 says "not better". Once the groups lie on both sides the ratio alone decides, as before.
+
+Run by hand, ``python -m arena.stats.sequential SCORES.json`` prints where the test stands
+on a JSON list of unit scores (each in [0, 1], in the order played); ``--margin``,
+``--alpha`` and ``--beta`` set the test.
 """
 
 from __future__ import annotations
@@ -275,3 +279,21 @@ class Sprt:
             bet_bound=self.bet_bound,
             bet_bound_not_better=self.bet_bound_not_better,
         )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .byhand import parser, print_json, read_json
+
+    command = parser("arena.stats.sequential", __doc__, "a JSON list of unit scores")
+    default = Sprt()
+    command.add_argument("--margin", type=float, default=default.margin)
+    command.add_argument("--alpha", type=float, default=default.alpha)
+    command.add_argument("--beta", type=float, default=default.beta)
+    args = command.parse_args(argv)
+    test = Sprt(margin=args.margin, alpha=args.alpha, beta=args.beta)
+    print_json(test.state([float(score) for score in read_json(args.file)]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

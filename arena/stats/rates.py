@@ -20,11 +20,14 @@ bootstrap's and Wilson's on an effective sample size, the games (or pairs) over 
 measured design effect (:func:`.resample.effective_interval`). Below
 ``MIN_SEEDS_FOR_INTERVAL`` seeds no interval covers reliably: the figure has none
 (``None``) and says "too few seeds". ``arena bench stats`` measures the coverage.
+
+Run by hand, ``python -m arena.stats.rates GAMES.json`` prints the head-to-head table of
+the games (their format: :mod:`arena.stats.byhand`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -373,3 +376,18 @@ def head_to_head(games: Iterable[GameOutcome | SeededOutcome]) -> list[HeadToHea
         ]
     table.sort(key=lambda h: (h.a, h.b))
     return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # Run as ``-m`` this module is ``__main__``: the games are the package module's classes.
+    from arena.stats import rates
+
+    from .byhand import games_from_json, parser, print_json, read_json
+
+    args = parser("arena.stats.rates", __doc__, "a JSON list of games").parse_args(argv)
+    print_json(rates.head_to_head(games_from_json(read_json(args.file))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

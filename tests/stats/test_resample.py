@@ -1,4 +1,4 @@
-"""Intervals over game seeds (arena/tournament/resample.py)."""
+"""Intervals over game seeds (arena/stats/resample.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.tournament.resample import SeedRatio, expanded_tail, ratio_interval
+from arena.stats.resample import SeedRatio, expanded_tail, ratio_interval
 
 
 def test_one_value_everywhere_gives_that_value() -> None:

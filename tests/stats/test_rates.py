@@ -1,4 +1,4 @@
-"""Tests of arena.tournament.stats against independently computed values."""
+"""Tests of arena.stats.rates against independently computed values."""
 
 from __future__ import annotations
 
@@ -10,12 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.tournament.resample import (
-    SeedRatio,
-    ratio_interval,
-    wilson_interval,
-)
-from arena.tournament.stats import (
+from arena.stats.rates import (
     MIN_SEEDS_FOR_INTERVAL,
     EntrantGameRow,
     GameOutcome,
@@ -26,6 +21,11 @@ from arena.tournament.stats import (
     seed_rate_interval,
     standings,
     win_rate_interval,
+)
+from arena.stats.resample import (
+    SeedRatio,
+    ratio_interval,
+    wilson_interval,
 )
 
 # -- Wilson interval ---------------------------------------------------------------------------

@@ -9,9 +9,8 @@ import pytest
 from arena.bench.inprocess import load_python_bot, play_game_in_process
 from arena.bots.samples import sample_bot
 from arena.sdk.bot import Bot
-from arena.tournament.compare import GROUP_SEATINGS
-from arena.tournament.resample import SeedRatio
-from arena.tournament.stats import (
+from arena.stats.comparison import GROUP_SEATINGS
+from arena.stats.rates import (
     MIN_SEEDS_FOR_INTERVAL,
     EntrantGameRow,
     GameOutcome,
@@ -20,6 +19,7 @@ from arena.tournament.stats import (
     seed_rate_interval,
     standings,
 )
+from arena.stats.resample import SeedRatio
 
 # Test seeds on which greedy is ahead of lowest in all 12 pairs of the seed group (on seed
 # 3 lowest's team finishes ahead of one greedy team once).

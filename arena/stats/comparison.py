@@ -1,0 +1,293 @@
+"""Is NEW better than BASE? The arithmetic of a comparison (pure, no I/O).
+
+A comparison plays units: one game seed played so that NEW and BASE hold each other's hands
+(R3.1a), in one of two designs:
+
+- a **swap pair** (the default): one seating of {NEW, NEW, BASE} or {NEW, BASE, BASE} and its
+  mirror, NEW and BASE swapped: two games, four team pairs;
+- a **seed group**: the seed in all six seatings: six games, twelve team pairs.
+
+A unit's statistic is ``sequential.group_score`` over its NEW-versus-BASE team pairs, 1/2 in
+expectation at equal strength, whatever the cards; ``sequential.Sprt`` decides on those
+scores. ``UnitTally`` groups games into units as they arrive, in any order, and
+``compare_outcome`` says where the test stands; ``arena.tournament.compare`` plays.
+
+Run by hand, ``python -m arena.stats.comparison GAMES.json NEW BASE`` prints where the
+comparison stands on the games of NEW and BASE alone (the games' format:
+:mod:`arena.stats.byhand`; ``--design groups`` for seed groups).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from .rates import GameOutcome, SeededOutcome, finishing_positions, seed_rate_interval
+from .resample import SeedRatio
+from .sequential import Sprt, SprtState, Verdict, group_score
+
+__all__ = [
+    "BASE",
+    "DEFAULT_DESIGN",
+    "GROUP_GAMES",
+    "GROUP_SEATINGS",
+    "NEW",
+    "PAIR_GAMES",
+    "CompareError",
+    "CompareOutcome",
+    "Design",
+    "UnitTally",
+    "compare_outcome",
+    "next_target",
+    "pair_placings",
+    "unit_games",
+    "unit_seatings",
+]
+
+NEW: Final = 0  # entrant indices of a comparison's run: NEW first, BASE second
+BASE: Final = 1
+# The seatings of one seed group: {NEW, NEW, BASE} and {NEW, BASE, BASE}, three each, in the
+# order of ``schedule.round_robin(2, …)`` (seating s and 5 - s are mirrors: a swap pair).
+Seating = tuple[int, int, int]
+GROUP_SEATINGS: Final[tuple[Seating, ...]] = tuple(
+    (a, b, c)
+    for triple in ((NEW, NEW, BASE), (NEW, BASE, BASE))
+    for a, b, c in sorted(set(itertools.permutations(triple)))
+)
+GROUP_GAMES: Final = len(GROUP_SEATINGS)
+PAIR_GAMES: Final = 2
+
+Design = Literal["pairs", "groups"]
+DEFAULT_DESIGN: Final[Design] = "pairs"
+
+
+def unit_games(design: Design) -> int:
+    """Games in one unit of the design."""
+    return PAIR_GAMES if design == "pairs" else GROUP_GAMES
+
+
+def unit_seatings(design: Design, seed: int) -> frozenset[tuple[int, int, int]]:
+    """The seatings (entrant indices by team) that play seed ``seed`` in the design."""
+    if design == "groups":
+        return frozenset(GROUP_SEATINGS)
+    pair = seed % (GROUP_GAMES // 2)  # as schedule.swap_pairs: seating s and 5 - s
+    return frozenset({GROUP_SEATINGS[pair], GROUP_SEATINGS[GROUP_GAMES - 1 - pair]})
+
+
+class CompareError(ValueError):
+    """The comparison cannot be run as asked."""
+
+
+def pair_placings(outcome: GameOutcome, new: str, base: str) -> list[tuple[int, int]]:
+    """(NEW's position, BASE's position) for each pair of teams NEW and BASE held in a game.
+
+    A game of {NEW, NEW, BASE} gives two pairs (each NEW team against BASE's), as does one of
+    {NEW, BASE, BASE}; teams held by the same entrant are never compared.
+    """
+    positions = finishing_positions(outcome)
+    names = outcome.entrants_by_team
+    return [
+        (positions[a], positions[b])
+        for a in range(3)
+        for b in range(3)
+        if names[a] == new and names[b] == base
+    ]
+
+
+class UnitTally:
+    """Units (swap pairs or seed groups) filling up as their games arrive, in any order:
+    stored ones, then live ones.
+
+    A unit counts once it holds a game of each of its seatings (``unit_seatings``); a game
+    of a seating already in its unit (never expected: the store keeps one game per match and
+    index) is ignored, so that a unit is never scored on a seating twice.
+    """
+
+    def __init__(self, new: str, base: str, design: Design = DEFAULT_DESIGN) -> None:
+        if new == base:
+            raise CompareError(f"NEW and BASE must be distinct entrants, both are {new}")
+        self.new = new
+        self.base = base
+        self.design = design
+        self._groups: dict[int, dict[tuple[str, str, str], GameOutcome]] = {}
+        self._scores: dict[int, float] = {}
+        self._pairs: dict[int, int] = {}
+
+    @property
+    def games(self) -> int:
+        return sum(len(group) for group in self._groups.values())
+
+    def add(self, game: SeededOutcome) -> float | None:
+        """Count one game; the group's score if this game completed it, else None."""
+        names = game.outcome.entrants_by_team
+        if set(names) != {self.new, self.base}:
+            raise CompareError(
+                f"a game of {', '.join(names)} is no game of {self.new} and {self.base}"
+            )
+        expected = {
+            tuple(self.new if e == NEW else self.base for e in seating)
+            for seating in unit_seatings(self.design, game.seed)
+        }
+        if names not in expected:
+            raise CompareError(
+                f"a game of {', '.join(names)} on seed {game.seed} is no game of this "
+                f"comparison's {'swap pairs' if self.design == 'pairs' else 'seed groups'}"
+            )
+        group = self._groups.setdefault(game.seed, {})
+        if names in group:
+            return None
+        group[names] = game.outcome
+        if len(group) < unit_games(self.design):
+            return None
+        placings = [
+            p for outcome in group.values() for p in pair_placings(outcome, self.new, self.base)
+        ]
+        score = group_score(placings)
+        self._scores[game.seed] = score
+        self._pairs[game.seed] = len(placings)
+        return score
+
+    def scores(self) -> list[float]:
+        """The scores of the complete units, in seed order."""
+        return [self._scores[seed] for seed in sorted(self._scores)]
+
+    def score_ratio(self) -> SeedRatio:
+        """The complete units' points over their team pairs, per seed: the mean unit score
+        (every unit has as many pairs) as a rate whose units are the pairs."""
+        ratio = SeedRatio()
+        for seed, score in self._scores.items():
+            ratio.add(seed, score * self._pairs[seed], float(self._pairs[seed]))
+        return ratio
+
+
+def next_target(
+    complete_units: int, batch: int, max_games: int, design: Design = DEFAULT_DESIGN
+) -> int | None:
+    """The seeds that the next batch plays up to; None once the cap leaves no unit.
+
+    ``batch`` more seeds than the complete units (one unit a seed; the runner plays only
+    what is missing, so a unit left incomplete by an interruption is completed first), never
+    past ``max_games`` (whole units only).
+    """
+    if batch < 1:
+        raise CompareError(f"--batch must be at least 1, not {batch}")
+    cap = max_games // unit_games(design)
+    if complete_units >= cap:
+        return None
+    return min(complete_units + batch, cap)
+
+
+@dataclass(frozen=True)
+class CompareOutcome:
+    """Where a comparison stands: the test's state, the verdict and the figures behind it."""
+
+    run_id: str
+    new: str
+    base: str
+    test: Sprt
+    state: SprtState
+    verdict: Verdict  # the test's, or "undecided" when the cap stopped it
+    finished: bool  # decided, or no group left under the cap
+    # 95 % interval of the mean group score over seeds (``stats.seed_rate_interval``); None
+    # while none is computed (a live position: the bootstrap is for the verdict) or below
+    # ``stats.MIN_SEEDS_FOR_INTERVAL`` groups (then ``too_few_seeds``).
+    interval: tuple[float, float] | None
+    games: int  # games stored, complete groups or not
+    max_games: int
+    played: int = 0  # in this session
+    too_few_seeds: bool = False
+    design: Design = DEFAULT_DESIGN
+
+    @property
+    def units(self) -> int:
+        return self.state.units
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "new": self.new,
+            "base": self.base,
+            "verdict": self.verdict,
+            "finished": self.finished,
+            "estimate": self.state.estimate,
+            "interval": None if self.interval is None else list(self.interval),
+            "too_few_seeds": self.too_few_seeds,
+            "design": self.design,
+            "units": self.units,
+            "seeds": self.units,
+            "games": self.games,
+            "played": self.played,
+            "max_games": self.max_games,
+            "llr": self.state.llr,
+            "lower": self.state.lower,
+            "upper": self.state.upper,
+            "decided_by": self.state.decided_by,
+            "bet_better": self.state.bet_better,
+            "bet_not_better": self.state.bet_not_better,
+            "bet_bound": self.state.bet_bound,
+            "bet_bound_not_better": self.state.bet_bound_not_better,
+            "margin": self.test.margin,
+            "alpha": self.test.alpha,
+            "beta": self.test.beta,
+        }
+
+
+def compare_outcome(
+    run_id: str,
+    tally: UnitTally,
+    test: Sprt,
+    max_games: int,
+    played: int = 0,
+    with_interval: bool = True,
+) -> CompareOutcome:
+    """The test on the complete groups so far, and whether it stops here.
+
+    It stops when the ratio leaves its bounds, or when the cap leaves no room for another
+    group: then the verdict is "undecided", whatever side the ratio leans to.
+    """
+    scores = tally.scores()
+    state = test.state(scores)
+    capped = len(scores) >= max_games // unit_games(tally.design)
+    verdict: Verdict = state.verdict
+    interval = None
+    if with_interval:
+        # Each group is one seed: the mean score's interval resamples seeds.
+        interval = seed_rate_interval(tally.score_ratio())
+    return CompareOutcome(
+        run_id=run_id,
+        new=tally.new,
+        base=tally.base,
+        test=test,
+        state=state,
+        verdict=verdict,
+        finished=verdict != "undecided" or capped,
+        interval=interval,
+        games=tally.games,
+        max_games=max_games,
+        played=played,
+        too_few_seeds=with_interval and interval is None,
+        design=tally.design,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .byhand import games_from_json, parser, print_json, read_json
+
+    command = parser("arena.stats.comparison", __doc__, "a JSON list of games")
+    command.add_argument("new", help="NEW's name as the games spell it")
+    command.add_argument("base", help="BASE's name as the games spell it")
+    command.add_argument("--design", choices=["pairs", "groups"], default=DEFAULT_DESIGN)
+    command.add_argument("--max-games", type=int, default=3000)
+    args = command.parse_args(argv)
+    tally = UnitTally(args.new, args.base, args.design)
+    for game in games_from_json(read_json(args.file)):
+        if set(game.outcome.entrants_by_team) == {args.new, args.base}:  # others: not theirs
+            tally.add(game)
+    print_json(compare_outcome("by-hand", tally, Sprt(), args.max_games).to_json())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
