@@ -11,7 +11,7 @@ import typer
 
 from arena.present.safe_text import literal
 
-from .common import STORED_IS_KEPT, err_console, explain, fail
+from .common import STORED_IS_KEPT, BotFlags, err_console, explain, fail
 
 if TYPE_CHECKING:
     from arena.bots.build import BotOptions
@@ -64,16 +64,16 @@ def cluster_executor(
     return DaskExecutor(address, security=security, builds=options)
 
 
-def cluster_sandbox(sandbox: bool, workdir_mb: int) -> bool:
+def cluster_sandbox(flags: BotFlags) -> bool:
     """The sandbox asked for: each worker applies it, and refuses a match where it cannot
     (this machine's bubblewrap says nothing of theirs)."""
     from arena.bots.sandbox import TRUSTED_LINE
 
-    if workdir_mb < 1:
+    if flags.workdir_mb < 1:
         fail("--workdir-mb must be at least 1")
-    if not sandbox:
+    if not flags.sandbox:
         err_console.print(f"warning: --no-sandbox: {TRUSTED_LINE}", highlight=False, markup=False)
-    return sandbox
+    return flags.sandbox
 
 
 @contextlib.contextmanager

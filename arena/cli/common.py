@@ -5,8 +5,12 @@ Option types are defined here, before any command uses them.
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Final, NoReturn, TypeVar, cast
 
 import typer
 from rich.console import Console
@@ -122,46 +126,102 @@ def explain(error: BaseException) -> str:
 STORED_IS_KEPT = "every game stored so far is kept, run the same command to resume"
 
 
-def bot_options(
-    *,
-    sandbox: bool = True,
-    workdir_mb: int = 64,
-    memory_mb: int = 2048,
-    cpu_seconds: int = 600,
-    cpu_cores: float = 1.0,
-    processes: int = 256,
-    log_kb: int = 1024,
-    build: bool = True,
-    build_network: bool = False,
-    pass_env: list[str] | None = None,
-    warn: bool = True,
-) -> BotOptions:
-    """The one value of the bot options every command takes; checked, and with
-    ``warn`` one line on stderr when the bots run unsandboxed (``check_sandbox``)."""
-    from arena.bots import Limits
-    from arena.bots.build import BotOptions
-    from arena.bots.manifest import check_pass_env
+@dataclass(frozen=True)
+class BotFlags:
+    """The bot options as given on the command line: one value for every command that starts
+    bots (``with_bot_flags`` adds them to a command and hands it this)."""
 
-    if cpu_cores <= 0:
-        fail("--cpu-cores must be more than 0")
-    try:
-        passed = check_pass_env(pass_env or [])
-    except ValueError as error:
-        fail(str(error))
-    return BotOptions(
-        limits=Limits(
-            memory_bytes=memory_mb * MIB,
-            cpu_seconds=cpu_seconds,
-            cpu_cores=cpu_cores,
-            processes=processes,
-            log_bytes=log_kb * 1024,
-        ),
-        sandbox=check_sandbox(sandbox, workdir_mb) if warn else sandbox,
-        workdir_bytes=workdir_mb * MIB,
-        pass_env=passed,
-        build=build,
-        build_network=build_network,
-    )
+    sandbox: bool = True
+    workdir_mb: int = 64
+    memory_mb: int = 2048
+    cpu_seconds: int = 600
+    cpu_cores: float = 1.0
+    processes: int = 256
+    log_kb: int = 1024
+    build: bool = True
+    build_network: bool = False
+    pass_env: list[str] | None = None
+
+    def options(self, warn: bool = True) -> BotOptions:
+        """The bot options, checked; with ``warn``, one line on stderr when the bots run
+        unsandboxed (``check_sandbox``)."""
+        from arena.bots import Limits
+        from arena.bots.build import BotOptions
+        from arena.bots.manifest import check_pass_env
+
+        if self.cpu_cores <= 0:
+            fail("--cpu-cores must be more than 0")
+        try:
+            passed = check_pass_env(self.pass_env or [])
+        except ValueError as error:
+            fail(str(error))
+        return BotOptions(
+            limits=Limits(
+                memory_bytes=self.memory_mb * MIB,
+                cpu_seconds=self.cpu_seconds,
+                cpu_cores=self.cpu_cores,
+                processes=self.processes,
+                log_bytes=self.log_kb * 1024,
+            ),
+            sandbox=check_sandbox(self.sandbox, self.workdir_mb) if warn else self.sandbox,
+            workdir_bytes=self.workdir_mb * MIB,
+            pass_env=passed,
+            build=self.build,
+            build_network=self.build_network,
+        )
+
+
+DEFAULT_BOT_FLAGS: Final = BotFlags()
+
+# The command-line flags of BotFlags, in the order --help lists them.
+_BOT_FLAGS: Final = (
+    ("sandbox", SandboxOption),
+    ("workdir_mb", WorkdirOption),
+    ("memory_mb", MemoryOption),
+    ("cpu_seconds", CpuOption),
+    ("cpu_cores", CpuCoresOption),
+    ("processes", ProcessesOption),
+    ("log_kb", LogOption),
+    ("build", BuildOption),
+    ("build_network", BuildNetworkOption),
+    ("pass_env", PassEnvOption),
+)
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def with_bot_flags(*, build: bool = True) -> Callable[[Command], Command]:
+    """Give a command the bot options (``--sandbox``, ``--memory-mb`` …, ``--build`` when
+    ``build``) and call it with them as one ``bot_flags: BotFlags``.
+
+    Typer reads a command's parameters from its signature, so the flags are added to the
+    signature the command shows, and gathered into one value before it runs.
+    """
+    defaults = DEFAULT_BOT_FLAGS
+    flags = [
+        inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=getattr(defaults, name), annotation=hint
+        )
+        for name, hint in _BOT_FLAGS
+        if build or name != "build"
+    ]
+    names = [flag.name for flag in flags]
+
+    def decorate(command: Command) -> Command:
+        signature = inspect.signature(command, eval_str=True)
+        kept = [p for p in signature.parameters.values() if p.name != "bot_flags"]
+        if len(kept) == len(signature.parameters):
+            raise TypeError(f"{command.__name__} takes no bot_flags parameter")
+
+        @functools.wraps(command)
+        def with_flags(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name) for name in names if name in kwargs}
+            return command(*args, bot_flags=BotFlags(**given), **kwargs)
+
+        with_flags.__signature__ = signature.replace(parameters=[*kept, *flags])  # type: ignore[attr-defined]
+        return cast(Command, with_flags)
+
+    return decorate
 
 
 def check_sandbox(sandbox: bool, workdir_mb: int = 64) -> bool:

@@ -22,24 +22,15 @@ from .cluster import (
     cluster_sandbox,
 )
 from .common import (
+    DEFAULT_BOT_FLAGS,
     DEFAULT_DB,
     DEFAULT_REGISTRY,
     STORED_IS_KEPT,
-    BuildNetworkOption,
-    BuildOption,
-    CpuCoresOption,
-    CpuOption,
+    BotFlags,
     DbOption,
     DecisionOption,
-    LogOption,
-    MemoryOption,
     OverageOption,
-    PassEnvOption,
-    ProcessesOption,
     RegistryOption,
-    SandboxOption,
-    WorkdirOption,
-    bot_options,
     console,
     err_console,
     explain,
@@ -48,12 +39,14 @@ from .common import (
     open_store,
     prepare_entrants,
     reap_leftovers,
+    with_bot_flags,
 )
 from .report import write_html_report
 
 EXIT_CODES: Final = {"better": 0, "not better": 1, "undecided": 3}
 
 
+@with_bot_flags()
 def compare(
     new: Annotated[
         str,
@@ -118,16 +111,7 @@ def compare(
         bool, typer.Option("--json", help="Print the verdict and its figures as JSON.")
     ] = False,
     registry: RegistryOption = DEFAULT_REGISTRY,
-    sandbox: SandboxOption = True,
-    workdir_mb: WorkdirOption = 64,
-    memory_mb: MemoryOption = 2048,
-    cpu_seconds: CpuOption = 600,
-    cpu_cores: CpuCoresOption = 1.0,
-    processes: ProcessesOption = 256,
-    log_kb: LogOption = 1024,
-    build: BuildOption = True,
-    build_network: BuildNetworkOption = False,
-    pass_env: PassEnvOption = None,
+    bot_flags: BotFlags = DEFAULT_BOT_FLAGS,
     cluster: ClusterOption = None,
     cluster_tls_ca: TlsCaOption = None,
     cluster_tls_cert: TlsCertOption = None,
@@ -186,19 +170,7 @@ def compare(
         check_free(db)
     except RunBusyError as error:
         fail(str(error))
-    options = bot_options(
-        sandbox=sandbox,
-        workdir_mb=workdir_mb,
-        memory_mb=memory_mb,
-        cpu_seconds=cpu_seconds,
-        cpu_cores=cpu_cores,
-        processes=processes,
-        log_kb=log_kb,
-        build=build,
-        build_network=build_network,
-        pass_env=pass_env,
-        warn=cluster is None,
-    )
+    options = bot_flags.options(warn=cluster is None)
     executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
     config = CompareConfig(
         entrants=tuple(specs),
@@ -208,7 +180,7 @@ def compare(
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=options.limits,
-        sandbox=options.sandbox if executor is None else cluster_sandbox(sandbox, workdir_mb),
+        sandbox=options.sandbox if executor is None else cluster_sandbox(bot_flags),
         workdir_bytes=options.workdir_bytes,
         pass_env=options.pass_env,
         schedule=compare_schedule("pairs" if design == "pairs" else "groups"),

@@ -9,31 +9,24 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .common import (
-    BuildNetworkOption,
-    BuildOption,
-    CpuCoresOption,
-    CpuOption,
+    DEFAULT_BOT_FLAGS,
+    BotFlags,
     DecisionOption,
-    LogOption,
-    MemoryOption,
     OverageOption,
-    PassEnvOption,
-    ProcessesOption,
-    SandboxOption,
-    WorkdirOption,
-    bot_options,
     console,
     err_console,
     fail,
     load_entrants,
     prepare_entrants,
     reap_leftovers,
+    with_bot_flags,
 )
 
 if TYPE_CHECKING:
     from arena.referee.match import ManualSeat
 
 
+@with_bot_flags()
 def play(
     entrants: Annotated[
         list[str],
@@ -55,16 +48,7 @@ def play(
     ] = None,
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
-    sandbox: SandboxOption = True,
-    workdir_mb: WorkdirOption = 64,
-    memory_mb: MemoryOption = 2048,
-    cpu_seconds: CpuOption = 600,
-    cpu_cores: CpuCoresOption = 1.0,
-    processes: ProcessesOption = 256,
-    log_kb: LogOption = 1024,
-    build: BuildOption = True,
-    build_network: BuildNetworkOption = False,
-    pass_env: PassEnvOption = None,
+    bot_flags: BotFlags = DEFAULT_BOT_FLAGS,
 ) -> None:
     """Play one game between three bots over gRPC and print the result."""
     reap_leftovers()
@@ -81,18 +65,7 @@ def play(
         from arena.tournament.schedule import seed_warning
 
         err_console.print(seed_warning(seed), highlight=False, markup=False)
-    options = bot_options(
-        sandbox=sandbox,
-        workdir_mb=workdir_mb,
-        memory_mb=memory_mb,
-        cpu_seconds=cpu_seconds,
-        cpu_cores=cpu_cores,
-        processes=processes,
-        log_kb=log_kb,
-        build=build,
-        build_network=build_network,
-        pass_env=pass_env,
-    )
+    options = bot_flags.options()
     specs = prepare_entrants(specs, options)
     manual_seats = frozenset(manual or ())
     if any(not 0 <= s <= 5 for s in manual_seats):

@@ -18,26 +18,17 @@ from .cluster import (
     cluster_sandbox,
 )
 from .common import (
+    DEFAULT_BOT_FLAGS,
     DEFAULT_DB,
     DEFAULT_REGISTRY,
     STORED_IS_KEPT,
-    BuildNetworkOption,
-    BuildOption,
-    CpuCoresOption,
-    CpuOption,
+    BotFlags,
     DbOption,
     DecisionOption,
     JsonOption,
-    LogOption,
-    MemoryOption,
     OverageOption,
-    PassEnvOption,
-    ProcessesOption,
     RegistryOption,
-    SandboxOption,
     WideOption,
-    WorkdirOption,
-    bot_options,
     console,
     err_console,
     explain,
@@ -47,6 +38,7 @@ from .common import (
     prepare_entrants,
     reap_leftovers,
     show_report,
+    with_bot_flags,
 )
 from .report import default_html_path, write_html_report
 
@@ -59,6 +51,7 @@ class Schedule(StrEnum):
     auto = "auto"
 
 
+@with_bot_flags()
 def run(
     entrants: Annotated[
         list[str] | None,
@@ -114,16 +107,7 @@ def run(
         bool, typer.Option(help="Add every registered bot (newest version of each name).")
     ] = False,
     registry: RegistryOption = DEFAULT_REGISTRY,
-    sandbox: SandboxOption = True,
-    workdir_mb: WorkdirOption = 64,
-    memory_mb: MemoryOption = 2048,
-    cpu_seconds: CpuOption = 600,
-    cpu_cores: CpuCoresOption = 1.0,
-    processes: ProcessesOption = 256,
-    log_kb: LogOption = 1024,
-    build: BuildOption = True,
-    build_network: BuildNetworkOption = False,
-    pass_env: PassEnvOption = None,
+    bot_flags: BotFlags = DEFAULT_BOT_FLAGS,
     html: Annotated[
         bool,
         typer.Option(
@@ -195,19 +179,7 @@ def run(
     (err_console if as_json else console).print(
         plan.describe(len(specs)), highlight=False, markup=False
     )
-    options = bot_options(
-        sandbox=sandbox,
-        workdir_mb=workdir_mb,
-        memory_mb=memory_mb,
-        cpu_seconds=cpu_seconds,
-        cpu_cores=cpu_cores,
-        processes=processes,
-        log_kb=log_kb,
-        build=build,
-        build_network=build_network,
-        pass_env=pass_env,
-        warn=cluster is None,
-    )
+    options = bot_flags.options(warn=cluster is None)
     executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
     if executor is None:  # on a cluster each worker builds what it is shipped
         specs = prepare_entrants(specs, options)
@@ -221,7 +193,7 @@ def run(
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=options.limits,
         schedule=plan,
-        sandbox=options.sandbox if executor is None else cluster_sandbox(sandbox, workdir_mb),
+        sandbox=options.sandbox if executor is None else cluster_sandbox(bot_flags),
         workdir_bytes=options.workdir_bytes,
         pass_env=options.pass_env,
         referees=referees or referee_processes(jobs, os.cpu_count() or 1),

@@ -15,28 +15,22 @@ from .cluster import (
     cluster_sandbox,
 )
 from .common import (
+    DEFAULT_BOT_FLAGS,
     DEFAULT_DB,
-    BuildNetworkOption,
-    CpuCoresOption,
-    CpuOption,
+    BotFlags,
     DbOption,
     DecisionOption,
-    LogOption,
-    MemoryOption,
     OverageOption,
-    PassEnvOption,
-    ProcessesOption,
-    SandboxOption,
-    WorkdirOption,
-    bot_options,
     console,
     err_console,
     fail,
     open_store,
     reap_leftovers,
+    with_bot_flags,
 )
 
 
+@with_bot_flags(build=False)
 def serve(
     db: DbOption = DEFAULT_DB,
     host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
@@ -83,15 +77,7 @@ def serve(
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
     join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
-    sandbox: SandboxOption = True,
-    workdir_mb: WorkdirOption = 64,
-    memory_mb: MemoryOption = 2048,
-    cpu_seconds: CpuOption = 600,
-    cpu_cores: CpuCoresOption = 1.0,
-    processes: ProcessesOption = 256,
-    log_kb: LogOption = 1024,
-    build_network: BuildNetworkOption = False,
-    pass_env: PassEnvOption = None,
+    bot_flags: BotFlags = DEFAULT_BOT_FLAGS,
 ) -> None:
     """Host a contest: uploads checked as arena submit does, a ladder that keeps playing,
     a leaderboard, every game's replay. Ctrl-C stops it; the same command resumes it."""
@@ -117,17 +103,7 @@ def serve(
         check_free(db)
     except RunBusyError as error:
         fail(str(error))
-    options = bot_options(
-        sandbox=sandbox,
-        workdir_mb=workdir_mb,
-        memory_mb=memory_mb,
-        cpu_seconds=cpu_seconds,
-        cpu_cores=cpu_cores,
-        processes=processes,
-        log_kb=log_kb,
-        build_network=build_network,
-        pass_env=pass_env,
-    )
+    options = bot_flags.options()
     settings = TableSettings(
         decision_ms=decision_ms, overage_ms=overage_ms, join_timeout_s=join_timeout
     )
@@ -166,7 +142,7 @@ def serve(
         settings=settings,
         options=options,
         prepare_locally=remote is None,
-        match_sandbox=None if remote is None else cluster_sandbox(sandbox, workdir_mb),
+        match_sandbox=None if remote is None else cluster_sandbox(bot_flags),
         rate_per_minute=rate,
         rate_burst=burst,
         on_notice=lambda line: err_console.print(line, highlight=False, markup=False),

@@ -10,26 +10,20 @@ import typer
 from arena.present.safe_text import literal
 
 from .common import (
+    DEFAULT_BOT_FLAGS,
     DEFAULT_REGISTRY,
-    BuildNetworkOption,
-    CpuCoresOption,
-    CpuOption,
+    BotFlags,
     DecisionOption,
-    LogOption,
-    MemoryOption,
-    PassEnvOption,
-    ProcessesOption,
     RegistryOption,
-    SandboxOption,
-    WorkdirOption,
-    bot_options,
     console,
     err_console,
     fail,
     reap_leftovers,
+    with_bot_flags,
 )
 
 
+@with_bot_flags(build=False)
 def submit(
     path: Annotated[
         Path, typer.Argument(help="The bot: an executable or a directory with bot.toml.")
@@ -39,15 +33,7 @@ def submit(
     registry: RegistryOption = DEFAULT_REGISTRY,
     decision_ms: DecisionOption = 1000,
     join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
-    sandbox: SandboxOption = True,
-    workdir_mb: WorkdirOption = 64,
-    memory_mb: MemoryOption = 2048,
-    cpu_seconds: CpuOption = 600,
-    cpu_cores: CpuCoresOption = 1.0,
-    processes: ProcessesOption = 256,
-    log_kb: LogOption = 1024,
-    build_network: BuildNetworkOption = False,
-    pass_env: PassEnvOption = None,
+    bot_flags: BotFlags = DEFAULT_BOT_FLAGS,
 ) -> None:
     """Build a bot, check it in a validation match against the sample bots, register it."""
     reap_leftovers()
@@ -62,17 +48,7 @@ def submit(
     try:
         if name is not None:  # checked before the match: it becomes a registry directory
             check_name(name, "arena submit", "--name")
-        options = bot_options(
-            sandbox=sandbox,
-            workdir_mb=workdir_mb,
-            memory_mb=memory_mb,
-            cpu_seconds=cpu_seconds,
-            cpu_cores=cpu_cores,
-            processes=processes,
-            log_kb=log_kb,
-            build_network=build_network,
-            pass_env=pass_env,
-        )
+        options = bot_flags.options()
         result = submit_bot(
             path, Registry(registry), name=name, games=games, settings=settings, options=options
         )

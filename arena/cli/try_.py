@@ -12,25 +12,17 @@ from rich.text import Text
 from arena.present.safe_text import literal
 
 from .common import (
-    BuildNetworkOption,
-    BuildOption,
-    CpuCoresOption,
-    CpuOption,
+    DEFAULT_BOT_FLAGS,
+    BotFlags,
     DecisionOption,
-    LogOption,
-    MemoryOption,
     OverageOption,
-    PassEnvOption,
-    ProcessesOption,
-    SandboxOption,
-    WorkdirOption,
-    bot_options,
     console,
     err_console,
     fail,
     load_entrants,
     prepare_entrants,
     reap_leftovers,
+    with_bot_flags,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +31,7 @@ if TYPE_CHECKING:
 DEFAULT_TRY_REQUESTS = 28  # arena.referee.trial.DEFAULT_REQUESTS: two of each case
 
 
+@with_bot_flags()
 def try_bot(
     bot: Annotated[
         str, typer.Argument(help="The bot: an executable or a directory with bot.toml.")
@@ -55,16 +48,7 @@ def try_bot(
     out: Annotated[Path, typer.Option(help="Where the bot's log goes (logs/try-…/).")] = Path(
         "arena-results"
     ),
-    sandbox: SandboxOption = True,
-    workdir_mb: WorkdirOption = 64,
-    memory_mb: MemoryOption = 2048,
-    cpu_seconds: CpuOption = 600,
-    cpu_cores: CpuCoresOption = 1.0,
-    processes: ProcessesOption = 256,
-    log_kb: LogOption = 1024,
-    build: BuildOption = True,
-    build_network: BuildNetworkOption = False,
-    pass_env: PassEnvOption = None,
+    bot_flags: BotFlags = DEFAULT_BOT_FLAGS,
 ) -> None:
     """Start a bot as a real seat and put recorded requests of real games to it; say which
     answers were illegal, late or malformed (exit status 1 if any was)."""
@@ -75,18 +59,7 @@ def try_bot(
 
     if requests < 1:
         fail("--requests must be at least 1")
-    options = bot_options(
-        sandbox=sandbox,
-        workdir_mb=workdir_mb,
-        memory_mb=memory_mb,
-        cpu_seconds=cpu_seconds,
-        cpu_cores=cpu_cores,
-        processes=processes,
-        log_kb=log_kb,
-        build=build,
-        build_network=build_network,
-        pass_env=pass_env,
-    )
+    options = bot_flags.options()
     (spec,) = prepare_entrants(load_entrants([bot]), options)
     log_dir = out / "logs" / f"try-{time.strftime('%Y%m%d-%H%M%S')}-{spec.name}"
     settings = TableSettings(decision_ms=decision_ms, overage_ms=overage_ms)
