@@ -83,6 +83,20 @@ class Play:
 Action = Pass | Bid | NameTrump | Discard | Play
 
 
+_KIND_OF: Final[dict[type, DecisionKind]] = {
+    Pass: DecisionKind.BID,
+    Bid: DecisionKind.BID,
+    NameTrump: DecisionKind.TRUMP,
+    Discard: DecisionKind.DISCARD,
+    Play: DecisionKind.PLAY,
+}
+
+
+def kind_of(action: Action) -> DecisionKind:
+    """The kind of decision an action answers (a pass answers a bid)."""
+    return _KIND_OF[type(action)]
+
+
 PASS: Final = Pass()
 BIDS: Final[dict[int, Bid]] = {n: Bid(n) for n in range(MIN_BID, MAX_BID + 1)}
 TRUMPS: Final[tuple[NameTrump, ...]] = tuple(NameTrump(s) for s in Suit)

@@ -167,6 +167,9 @@ class DealLog:
     game_totals: tuple[int, int, int] = (0, 0, 0)
     points: tuple[int, int, int] = (0, 0, 0)
     scores_after: tuple[int, int, int] = (0, 0, 0)
+    # The index in ``Game.history`` of the deal's first decision: the deal's decisions are
+    # the history from here to the next deal's.
+    first_decision: int = 0
 
     def copy(self) -> DealLog:
         """A clone whose lists are its own (their items are never changed in place)."""
@@ -188,6 +191,7 @@ class DealLog:
             self.game_totals,
             self.points,
             self.scores_after,
+            self.first_decision,
         )
 
 
@@ -269,6 +273,7 @@ class Game:
         "first_dealer",
         "hands",
         "high_bid",
+        "history",
         "is_arranged",
         "is_over",
         "key",
@@ -316,6 +321,9 @@ class Game:
         self.scores = list(scores)
         self.deals: list[DealLog] = []
         self.events: list[Event] = []
+        # Every decision taken, (seat, action), in order: the one spine that the record's
+        # decisions, the referee's notes and its faults are keyed by (an index into it).
+        self.history: list[tuple[int, Action]] = []
         self.outcome: Outcome | None = None
         self.is_over = False
         self.decisions = 0
@@ -412,6 +420,7 @@ class Game:
         clone.deals = self.deals[:-1]
         clone.deals.append(self.deals[-1].copy())
         clone.events = list(self.events)
+        clone.history = list(self.history)
         clone.outcome = self.outcome
         clone.is_over = self.is_over
         clone.decisions = self.decisions
@@ -443,6 +452,21 @@ class Game:
     def deal(self) -> DealLog:
         """The current (or last) deal."""
         return self.deals[-1]
+
+    def deal_of(self, decision: int) -> tuple[int, int]:
+        """(deal number, index in that deal's decisions) of ``history[decision]``, or of
+        the decision being asked now when ``decision`` is ``len(history)``.
+
+        >>> game = Game(seed=7)
+        >>> game.deal_of(0)
+        (1, 0)
+        """
+        if not 0 <= decision <= len(self.history):
+            raise IndexError(f"no decision {decision} in a history of {len(self.history)}")
+        for deal in reversed(self.deals):
+            if deal.first_decision <= decision:
+                return deal.number, decision - deal.first_decision
+        raise AssertionError("the first deal starts at decision 0")
 
     @property
     def deal_number(self) -> int:
@@ -565,6 +589,7 @@ class Game:
             trick.append(card)
             self._trick_mask |= bit
             self.events.append(_CARD_PLAYED[seat][index])
+            self.history.append((seat, action))
             self.decisions += 1
             if len(trick) < SEATS:
                 self.to_act = seat + 1 if seat < SEATS - 1 else 0  # R1.1
@@ -572,24 +597,32 @@ class Game:
                 self._finish_trick()
             return
         phase = self.phase
-        if kind is Pass and phase is _BIDDING_PHASE:
-            self._bid(0)
-        elif kind is Bid and phase is _BIDDING_PHASE:
-            self._bid(action.amount)  # type: ignore[union-attr]
-        elif kind is Discard and phase is _DISCARD_PHASE:
-            self._discard(action.cards)  # type: ignore[union-attr]
-        elif kind is NameTrump and phase is _TRUMP_PHASE:
-            self._name_trump(action.suit)  # type: ignore[union-attr]
-        elif kind not in (Pass, Bid, NameTrump, Discard, Play):
-            raise MalformedActionError(f"not an action: {action!r}")
-        elif phase is _OVER_PHASE:
-            raise IllegalActionError("R9.1", f"the game is over; {action} is too late")
-        else:
-            expected = _PHASE_KIND[phase].value
-            raise IllegalActionError(
-                _PHASE_RULE[phase],
-                f"seat {self.to_act} must make a {expected} decision now, not {action}",
-            )
+        # In the history before the phase's step, so that a deal the step starts (a
+        # throw-in) begins after this decision; taken back if the step refuses the action.
+        # (The count waits: the discard masks' cache is keyed by it.)
+        self.history.append((self.to_act, action))
+        try:
+            if kind is Pass and phase is _BIDDING_PHASE:
+                self._bid(0)
+            elif kind is Bid and phase is _BIDDING_PHASE:
+                self._bid(action.amount)  # type: ignore[union-attr]
+            elif kind is Discard and phase is _DISCARD_PHASE:
+                self._discard(action.cards)  # type: ignore[union-attr]
+            elif kind is NameTrump and phase is _TRUMP_PHASE:
+                self._name_trump(action.suit)  # type: ignore[union-attr]
+            elif kind not in (Pass, Bid, NameTrump, Discard, Play):
+                raise MalformedActionError(f"not an action: {action!r}")
+            elif phase is _OVER_PHASE:
+                raise IllegalActionError("R9.1", f"the game is over; {action} is too late")
+            else:
+                expected = _PHASE_KIND[phase].value
+                raise IllegalActionError(
+                    _PHASE_RULE[phase],
+                    f"seat {self.to_act} must make a {expected} decision now, not {action}",
+                )
+        except BaseException:
+            self.history.pop()
+            raise
         self.decisions += 1
 
     # --- the phases -------------------------------------------------------------------
@@ -597,7 +630,9 @@ class Game:
     def _start_deal(self, arranged: tuple[list[int], list[int]] | None = None) -> None:
         number = len(self.deals) + 1
         hands, stock = (list(arranged[0]), list(arranged[1])) if arranged else self.key.deal(number)
-        self.deals.append(DealLog(number, self.dealer, list(hands), list(stock)))
+        self.deals.append(
+            DealLog(number, self.dealer, list(hands), list(stock), first_decision=len(self.history))
+        )
         self.hands = hands
         self.stock = stock
         self.phase = _BIDDING_PHASE

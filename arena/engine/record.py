@@ -19,7 +19,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.engine.actions import BIDS, PASS, PLAYS, TRUMPS, Action, DecisionKind, Discard
+from arena.engine.actions import (
+    BIDS,
+    PASS,
+    PLAYS,
+    TRUMPS,
+    Action,
+    DecisionKind,
+    Discard,
+    kind_of,
+)
 from arena.engine.cards import (
     CARDS,
     FULL_DECK_MASK,
@@ -42,10 +51,10 @@ from arena.engine.game import (
 )
 
 RECORD_FORMAT: Final = "schmier-game-record"
-RECORD_VERSION: Final = 3
+RECORD_VERSION: Final = 4
 # Version 1 also held the game's integer seed, from which anyone could deal every card.
 # Version 3 added each deal's decisions and the scores the game started from.
-KNOWN_VERSIONS: Final = (1, 2, 3)
+KNOWN_VERSIONS: Final = (1, 2, 3, 4)
 
 Record = dict[str, Any]
 
@@ -72,6 +81,31 @@ class DecisionNote:
 
 
 _UNKNOWN: Final = DecisionNote()
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """The time each decision of the game had (PROTOCOL.md, *Time*): ``decision_ms`` per
+    decision, and an overage bank of ``overage_ms`` per game that time beyond it draws on."""
+
+    decision_ms: int
+    overage_ms: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"decision_ms": self.decision_ms, "overage_ms": self.overage_ms}
+
+
+def _time_control_of(record: Record) -> TimeControl | None:
+    """The record's time control; ``ReplayMismatchError`` if it is there but malformed."""
+    given = record.get("time_control")
+    if given is None:
+        return None
+    if not isinstance(given, dict) or set(given) != {"decision_ms", "overage_ms"}:
+        raise ReplayMismatchError(f"malformed time_control {given!r}")
+    values = [given["decision_ms"], given["overage_ms"]]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+        raise ReplayMismatchError(f"malformed time_control {given!r}")
+    return TimeControl(values[0], values[1])
 
 
 def _deal_record(deal: DealLog) -> dict[str, Any]:
@@ -120,14 +154,17 @@ def to_record(
     game: Game,
     meta: dict[str, Any] | None = None,
     notes: Sequence[DecisionNote] | None = None,
+    time_control: TimeControl | None = None,
 ) -> Record:
     """The game record of a game (finished or not) as plain JSON-ready data.
 
-    ``notes`` has one entry per decision taken so far, in the game's order (so
-    ``game.decisions`` of them); without them each decision's time and fallback are null.
+    ``notes`` has one entry per decision taken so far, keyed by its index in
+    ``game.history``; without them each decision's time and fallback are null.
+    ``time_control``: the time each decision had, so that a record alone can judge a
+    timeout (``"time_control"``, absent when not given).
     """
-    if notes is not None and len(notes) != game.decisions:
-        raise ValueError(f"{len(notes)} decision notes for a game of {game.decisions} decisions")
+    if notes is not None and len(notes) != len(game.history):
+        raise ValueError(f"{len(notes)} decision notes for a game of {len(game.history)} decisions")
     record: Record = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
@@ -146,15 +183,15 @@ def to_record(
         record["deals"][-1]["tricks"].append(
             {"leader": leader, "cards": [str(c) for c in played], "winner": None}
         )
-    taken = 0
-    for deal in record["deals"]:
-        slots = decision_slots(deal)
-        deal_notes = notes[taken : taken + len(slots)] if notes is not None else None
+    # Each deal's decisions are its stretch of the game's history (``DealLog.first_decision``).
+    ends = [deal.first_decision for deal in game.deals[1:]] + [len(game.history)]
+    for deal, log, end in zip(record["deals"], game.deals, ends, strict=True):
         deal["decisions"] = [
-            _decision_json(seat, kind, deal_notes[i] if deal_notes else _UNKNOWN)
-            for i, (seat, kind) in enumerate(slots)
+            _decision_json(seat, kind_of(action), notes[i] if notes is not None else _UNKNOWN)
+            for i, (seat, action) in enumerate(
+                game.history[log.first_decision : end], log.first_decision
+            )
         ]
-        taken += len(slots)
     if game.outcome is not None:
         record["result"] = {
             "winner": game.outcome.winner,
@@ -162,6 +199,8 @@ def to_record(
             "scores": list(game.outcome.scores),
             "deals": game.outcome.deals,
         }
+    if time_control is not None:
+        record["time_control"] = time_control.to_json()
     if meta:
         record["meta"] = meta
     return record
@@ -355,8 +394,10 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
         if isinstance(error, ReplayMismatchError):
             raise
         raise ReplayMismatchError(f"malformed game record: {error!r}") from error
-    replayed = to_record(game, record.get("meta"), notes)
+    replayed = to_record(game, record.get("meta"), notes, _time_control_of(record))
     version = record.get("version")
+    if version == 3:  # before the time control (version 4)
+        replayed["version"] = version
     if version in (1, 2):
         # Records before version 3 have no decisions and no start scores.
         del replayed["start_scores"]

@@ -27,7 +27,7 @@ from arena.engine import (
 )
 from arena.engine.events import is_told_to
 from arena.engine.game import team_of
-from arena.engine.record import DecisionNote, Fallback
+from arena.engine.record import DecisionNote, Fallback, TimeControl
 from arena.wire.faults import Refusal, Stale
 
 from .channel import (
@@ -130,10 +130,8 @@ class Table:
         self._game_index = 0
         self._faults_before = 0
         # What the record says of each decision of the game being played (time, fallback),
-        # and where the next decision falls: (deal number, index in the deal's decisions).
+        # one per entry of the game's history, in its order.
         self._notes: list[DecisionNote] = []
-        self._deal_number = 0
-        self._decisions_in_deal = 0
         self.join_wait_seconds = 0.0  # how long the table waited for its bots to join
         # Seconds from sending each request to having its answer (or fault), for benchmarks.
         self.round_trips: list[float] = []
@@ -212,7 +210,6 @@ class Table:
         game = self._game = Game(key, draw_limit=self.settings.draw_limit)
         self._game_index = index
         self._notes = []
-        self._deal_number = 0
         started = time.monotonic()
         start_event = GameStarted(index, game.first_dealer)
         for state in self.seats:
@@ -248,30 +245,22 @@ class Table:
             state.pending_start = None
         return events
 
-    def _position(self, game: Game) -> tuple[int, int]:
-        """(deal number, index in the deal's decisions) of the decision the game asks now."""
-        if game.deal_number != self._deal_number:
-            self._deal_number, self._decisions_in_deal = game.deal_number, 0
-        return self._deal_number, self._decisions_in_deal
-
-    def _note(self, note: DecisionNote) -> None:
-        """The decision just applied, as the record will say it."""
-        self._notes.append(note)
-        self._decisions_in_deal += 1
-
     async def _turn(self, state: _SeatState, game: Game) -> None:
         """One decision of the seat: ask, charge the time it took, settle (policy)."""
-        position = self._position(game)
+        # The decision's index in the game's history: its note, and its fault if it has
+        # one, are keyed by it.
+        at = len(game.history)
         if state.auto or not state.channel.connected:
-            if not state.auto:
-                self._fault(state, FaultKind.CLOSED, state.channel.close_reason, at=position)
-                reason = state.channel.close_reason
-            else:
+            fallback = fallback_action(game)
+            if state.auto:
                 reason = "the seat is auto-played for the rest of the match"
-            game.apply(fallback_action(game))
+            else:  # gone between two requests: this decision is the one its fault replaced
+                reason = state.channel.close_reason
+                self._fault(state, FaultKind.CLOSED, reason, fallback=str(fallback), at=at)
+            game.apply(fallback)
             cause = state.auto_since
             assert cause is not None
-            self._note(DecisionNote(None, Fallback(cause.kind.value, reason)))
+            self._notes.append(DecisionNote(None, Fallback(cause.kind.value, reason)))
             return
         kind = game.decision_kind
         assert kind is not None
@@ -293,7 +282,7 @@ class Table:
             await self._tell_faults(state)
         exchange = await self._ask(state, kind, request)
         self._charge(state, exchange)
-        await self._settle(state, game, exchange, position)
+        await self._settle(state, game, exchange, at)
 
     async def _ask(self, state: _SeatState, kind: DecisionKind, request: Request) -> _Exchange:
         """Send the request and wait for its answer, or for the fault that replaces it."""
@@ -363,16 +352,14 @@ class Table:
         if over_ms > 0:
             state.bank_ms = max(0.0, state.bank_ms - over_ms)
 
-    async def _settle(
-        self, state: _SeatState, game: Game, exchange: _Exchange, position: tuple[int, int]
-    ) -> None:
+    async def _settle(self, state: _SeatState, game: Game, exchange: _Exchange, at: int) -> None:
         """Apply the answer; a refused one is a fault, and the fallback is played instead."""
         answer = exchange.answer
         seconds = None if exchange.sent_at is None else exchange.elapsed
         if not isinstance(answer, Refusal):
             try:
                 game.apply(answer)  # the one door: it refuses an illegal action unchanged
-                self._note(DecisionNote(seconds))
+                self._notes.append(DecisionNote(seconds))
                 if state.notices:  # e.g. a flood noticed while waiting
                     await self._tell_faults(state)
                 return
@@ -381,7 +368,9 @@ class Table:
         assert POLICY[answer.kind].plays_fallback, answer
         fallback = fallback_action(game)
         game.apply(fallback)
-        self._note(DecisionNote(seconds, Fallback(answer.kind.value, answer.reason, answer.sent)))
+        self._notes.append(
+            DecisionNote(seconds, Fallback(answer.kind.value, answer.reason, answer.sent))
+        )
         self._fault(
             state,
             answer.kind,
@@ -389,7 +378,7 @@ class Table:
             answer.sent,
             str(fallback),
             state.request_id,
-            at=position,
+            at=at,
         )
         await self._tell_faults(state)
 
@@ -453,25 +442,30 @@ class Table:
         sent: str = "",
         fallback: str = "",
         request_id: int = 0,
-        at: tuple[int, int] | None = None,
+        at: int | None = None,
     ) -> None:
         """Record a fault and do what the policy says about its kind.
 
-        ``at`` is the (deal number, decision index) of the decision the fault replaced
-        with the fallback, if it did: taken before the fallback is applied, which may
-        end the deal.
+        ``at`` is the index in the game's history of the decision the fault replaced with
+        the fallback, if it did; its deal and place in the deal come from the history, as
+        the record's do, so the two cannot disagree.
         """
         game = self._game
+        if at is not None:
+            assert game is not None
+            deal_number, decision_index = game.deal_of(at)
+        else:
+            deal_number, decision_index = (game.deal_number if game else 0), None
         fault = Fault(
             self._game_index,
-            at[0] if at else game.deal_number if game else 0,
+            deal_number,
             state.channel.seat,
             kind,
             reason,
             sent,
             fallback,
             request_id,
-            None if at is None else at[1],
+            decision_index,
         )
         self.faults.append(fault)
         policy = POLICY[kind]
@@ -518,7 +512,12 @@ class Table:
             deals=game.outcome.deals,
             deal_points=tuple(deal.points for deal in game.deals),
             duration_s=duration,
-            record=to_record(game, meta, self._notes),
+            record=to_record(
+                game,
+                meta,
+                self._notes,
+                TimeControl(self.settings.decision_ms, self.settings.overage_ms),
+            ),
             seats=tuple(state.stats for state in self.seats),
             faults=faults,
         )

@@ -23,7 +23,13 @@ from arena.engine import (
 )
 from arena.engine.game import Phase
 from arena.engine.randomplay import random_action
-from arena.engine.record import DecisionNote, Fallback, recorded_notes, without_times
+from arena.engine.record import (
+    DecisionNote,
+    Fallback,
+    TimeControl,
+    recorded_notes,
+    without_times,
+)
 
 from .helpers import SWEEP_HANDS, check_record, eager_action
 
@@ -51,7 +57,7 @@ def test_R1_2_R4_R5_R6_R8_record_fields_and_types(record: dict[str, Any]) -> Non
     """The record's fields, as docs/GAME_RECORD.md lists them: seats 0-5, teams 0-2 (R1.2),
     bids 0 = pass (R4.2), trump (R5.1), exchanges (R5.2), the dealer's exchange (R5.3),
     tricks (R7), points per category (R6.1; game may be null, R6.2), scores (R8)."""
-    assert record["format"] == "schmier-game-record" and record["version"] == 3
+    assert record["format"] == "schmier-game-record" and record["version"] == 4
     top = {"format", "version", "first_dealer", "arranged", "start_scores", "draw_limit"}
     assert set(record) == top | {"deals", "result", "meta"}  # nothing that deals the cards
     assert record["first_dealer"] in range(6)
@@ -118,7 +124,7 @@ def test_record_json_round_trip_and_replay(record: dict[str, Any]) -> None:
         "[]",
         '{"format": "chess", "version": 1}',
         '{"version": 1}',
-        '{"format": "schmier-game-record", "version": 4}',
+        '{"format": "schmier-game-record", "version": 5}',
         '{"format": "schmier-game-record", "version": "3"}',
         '{"format": "schmier-game-record"}',
     ],
@@ -485,3 +491,22 @@ def test_without_times_keeps_the_game_and_drops_only_the_clock() -> None:
     assert len(flat) == len(notes) and all(set(d) == {"seat", "kind", "fallback"} for d in flat)
     unmarked = [DecisionNote(note.seconds, None) for note in notes]
     assert without_times(to_record(game, None, unmarked)) != without_times(fast)
+
+
+def test_the_time_control_travels_with_the_record_and_replays(record: dict[str, Any]) -> None:
+    """Version 4: a refereed game's record says the time each decision had, so that a
+    timeout can be judged from the file alone; replay checks and keeps it."""
+    game = replay(record)
+    timed = to_record(game, record["meta"], time_control=TimeControl(750, 5000))
+    assert timed["time_control"] == {"decision_ms": 750, "overage_ms": 5000}
+    assert replay(timed).decisions == game.decisions
+    assert loads(dumps(timed)) == timed
+    for bad in ({"decision_ms": 750}, {"decision_ms": "750", "overage_ms": 5000}, [750, 5000]):
+        with pytest.raises(ReplayMismatchError, match="malformed time_control"):
+            replay({**timed, "time_control": bad})
+
+
+def test_version_3_record_without_time_control_still_replays(record: dict[str, Any]) -> None:
+    old = dict(copy.deepcopy(record), version=3)
+    replay(old)
+    assert loads(dumps(old)) == old

@@ -148,6 +148,47 @@ def check_games(run: MatchRun, games: int = 1) -> None:
         assert result["winner"] == report.winner
         assert tuple(result["scores"]) == report.scores
         assert result["deals"] == report.deals
+        assert faults_disagreeing(report) == []
+
+
+AUTO_PLAYED = "the seat is auto-played for the rest of the match"
+
+
+def faults_disagreeing(report: GameResult) -> list[str]:
+    """Where the game's fault rows and its record disagree (empty: nowhere).
+
+    A fault that replaced a decision names it by deal and index; that decision of the
+    record must be the fault's seat's, marked with the fault's kind, reason and sent, and
+    its action (the game's history, replayed) the fallback the row says. Every other
+    marked decision is a seat auto-played after it went away.
+    """
+    game = replay(report.record)
+    problems = []
+    pointed = set()
+    for fault in report.faults:
+        if fault.decision_index is None:
+            continue
+        deal = report.record["deals"][fault.deal_number - 1]
+        decision = deal["decisions"][fault.decision_index]
+        index = game.deals[fault.deal_number - 1].first_decision + fault.decision_index
+        pointed.add(index)
+        seat, action = game.history[index]
+        mark = {"fault": fault.kind.value, "reason": fault.reason, "sent": fault.sent}
+        if (decision["seat"], seat) != (fault.seat, fault.seat):
+            problems.append(f"{fault}: decision {index} is seat {seat}'s")
+        if decision["fallback"] != mark:
+            problems.append(f"{fault}: decision {index} is marked {decision['fallback']}")
+        if str(action) != fault.fallback:
+            problems.append(f"{fault}: decision {index} played {action}")
+    marked = [
+        (index, entry)
+        for index, entry in enumerate(e for d in report.record["deals"] for e in d["decisions"])
+        if entry["fallback"] is not None and index not in pointed
+    ]
+    for index, entry in marked:
+        if entry["fallback"]["reason"] != AUTO_PLAYED or entry["seconds"] is not None:
+            problems.append(f"decision {index} is marked {entry['fallback']} without a fault")
+    return problems
 
 
 @dataclass(frozen=True)

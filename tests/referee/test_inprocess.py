@@ -12,16 +12,24 @@ from pathlib import Path
 
 import pytest
 
-from arena.bench.inprocess import load_python_bot, play_game_in_process, play_in_process
-from arena.engine import CARDS, PLAYS, Action
+from arena.bench.inprocess import (
+    TEAM_NAMES,
+    InProcessChannel,
+    load_python_bot,
+    play_game_in_process,
+    play_in_process,
+)
+from arena.engine import CARDS, PLAYS, Action, Bid, DecisionKind
 from arena.engine.record import recorded_actions
+from arena.referee.channel import Answer
 from arena.referee.policy import FaultKind
-from arena.referee.table import TableSettings
+from arena.referee.result import GameResult
+from arena.referee.table import Table, TableSettings
 from arena.sdk import Bot, Decision
 from arena.v1 import arena_pb2 as pb
 from arena.wire.loop import run as run_loop
 
-from .harness import SAMPLE_BOTS, run_match, sample
+from .harness import SAMPLE_BOTS, faults_disagreeing, run_match, sample
 
 GREEDY = type(load_python_bot(SAMPLE_BOTS / "greedy"))
 
@@ -135,3 +143,64 @@ def test_the_clock_is_the_tables_an_answer_past_time_and_bank_is_a_timeout() -> 
     assert (fault.seat, fault.kind) == (0, FaultKind.TIMEOUT)
     assert fault.reason == "no answer within 100 ms plus the bank"
     assert [n.kind for n in bots[0].notices] == ["timeout"]
+
+
+class AnswersWithABid(Recording):
+    """Answers every play with a bid: the wrong kind of answer."""
+
+    def play(self, decision: Decision) -> Action:
+        return Bid(3)
+
+
+class GoneAfterItsAnswer(InProcessChannel):
+    """A seat whose process ends right after its fifth answer: the table finds it gone at
+    its next decision, between two requests."""
+
+    def __init__(self, seat: int, bot: Bot) -> None:
+        super().__init__(seat, bot, raise_errors=False)
+        self.answers = 0
+
+    async def answer(self, kind: DecisionKind, request_id: int) -> Answer:
+        answer = await super().answer(kind, request_id)
+        self.answers += 1
+        if self.answers == 5:
+            self._closed = True
+            self._close_reason = "the bot's process ended"
+        return answer
+
+
+def _table_match(channels: list[InProcessChannel], settings: TableSettings) -> list[GameResult]:
+    async def play() -> list[GameResult]:
+        table = Table("spine", channels, [11, 12], settings, TEAM_NAMES)
+        await table.open()
+        try:
+            return [await table.play_game(k, seed) for k, seed in enumerate((11, 12))]
+        finally:
+            await table.close("finished")
+
+    return run_loop(play())
+
+
+def test_every_fault_kind_points_at_the_decision_its_fallback_replaced() -> None:
+    """One spine: each fault row and the record's decision it names agree on seat, kind,
+    reason and the fallback played, whatever the fault: illegal, wrong kind, timeout, a
+    bot that raises mid-request, a process that ended between two requests."""
+    bots: list[Bot] = [PlaysUnheld(), AnswersWithABid(), SlowOnce(), Raises()]
+    channels = [InProcessChannel(seat, bot, raise_errors=False) for seat, bot in enumerate(bots)]
+    channels += [GoneAfterItsAnswer(4, Recording()), InProcessChannel(5, Recording())]
+    settings = TableSettings(decision_ms=100, overage_ms=100)
+    results = _table_match(channels, settings)
+    kinds = {(f.seat, f.kind) for result in results for f in result.faults}
+    assert kinds >= {
+        (0, FaultKind.ILLEGAL),
+        (1, FaultKind.WRONG_KIND),
+        (2, FaultKind.TIMEOUT),
+        (3, FaultKind.CLOSED),
+        (4, FaultKind.CLOSED),
+    }
+    (gone,) = [f for result in results for f in result.faults if f.seat == 4]
+    assert gone.reason == "the bot's process ended" and gone.request_id == 0
+    assert gone.fallback and gone.decision_index is not None  # the decision it replaced
+    for result in results:
+        assert faults_disagreeing(result) == []
+        assert result.record["time_control"] == {"decision_ms": 100, "overage_ms": 100}
