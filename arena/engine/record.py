@@ -282,7 +282,9 @@ def without_times(record: Record) -> Record:
 
 
 def dumps(record: Record) -> str:
-    return json.dumps(record, separators=(",", ":"))
+    """The record as compact JSON text, non-ASCII kept as it is (to be written as UTF-8,
+    as the results database keeps it); control characters are escaped, as JSON does."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
 
 
 def loads(text: str | bytes) -> Record:

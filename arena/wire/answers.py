@@ -11,6 +11,7 @@ policy (``arena.referee.policy``).
 
 from __future__ import annotations
 
+from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from arena.engine import Action, DecisionKind, EngineError, IllegalActionError
@@ -29,6 +30,7 @@ __all__ = [
     "abbreviate",
     "decode_answer",
     "decode_message",
+    "message_text",
 ]
 
 Decoded = Action | Stale | Refusal
@@ -47,7 +49,14 @@ def decode_answer(raw: bytes, kind: DecisionKind, request_id: int) -> Decoded:
             return answer_to_action(message.answer, kind)
         except EngineError:
             pass
-    return decode_message(message, kind, request_id, abbreviate(raw))
+    return decode_message(message, kind, request_id, abbreviate(message_text(message)))
+
+
+def message_text(message: pb.BotMessage) -> str:
+    """A well-formed message as the fault's ``sent``: protobuf's one-line text format
+    (``answer { request_id: 6 bid: 0 }``), which escapes what is not printable; hex is
+    for bytes that are no message."""
+    return text_format.MessageToString(message, as_one_line=True)
 
 
 def decode_message(

@@ -49,6 +49,10 @@ STALE: Final = Stale.ANSWER
 
 
 def abbreviate(raw: bytes | str, limit: int = SENT_LIMIT) -> str:
-    """Bytes as hex (text as it is), cut to ``limit`` characters with a mark if cut."""
-    text = raw if isinstance(raw, str) else raw[:limit].hex()
-    return text[:limit] + ("…" if len(raw) > limit else "")
+    """Bytes as hex (text as it is), cut to ``limit`` characters with a mark, ``…``,
+    whenever anything is cut."""
+    if isinstance(raw, str):
+        text, length = raw, len(raw)
+    else:  # two hex digits a byte: only what can show is converted
+        text, length = raw[: limit // 2 + 1].hex(), 2 * len(raw)
+    return text[:limit] + ("…" if length > limit else "")

@@ -510,3 +510,14 @@ def test_version_3_record_without_time_control_still_replays(record: dict[str, A
     old = dict(copy.deepcopy(record), version=3)
     replay(old)
     assert loads(dumps(old)) == old
+
+
+def test_a_record_s_text_keeps_non_ascii_as_it_is_and_escapes_control_characters(
+    record: dict[str, Any],
+) -> None:
+    """``arena play`` files and the results database hold the same UTF-8 text."""
+    named = {**record, "meta": {"players": ["zoë", "山田", "a\x1b[2Jb", "d", "e", "f"]}}
+    text = dumps(named)
+    assert "zoë" in text and "山田" in text
+    assert "\x1b" not in text and "\\u001b" in text
+    assert loads(text) == named

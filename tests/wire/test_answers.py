@@ -4,6 +4,7 @@ a refusal with its fault kind, its reason and what was sent (docs/PROTOCOL.md, 5
 from __future__ import annotations
 
 import pytest
+from google.protobuf.message import DecodeError
 
 from arena.engine import PASS, Bid, DecisionKind, Play
 from arena.engine.cards import Card
@@ -15,6 +16,7 @@ from arena.wire.answers import (
     Refusal,
     abbreviate,
     decode_answer,
+    message_text,
 )
 
 OPEN = 5  # the open request's id
@@ -39,7 +41,13 @@ def test_an_answer_to_an_earlier_request_is_stale(earlier: int) -> None:
 def refusal(raw: bytes, kind: DecisionKind = DecisionKind.BID) -> Refusal:
     decoded = decode_answer(raw, kind, OPEN)
     assert isinstance(decoded, Refusal), decoded
-    assert decoded.sent == abbreviate(raw)  # what was sent travels with the fault
+    # What was sent travels with the fault: a message as its text, other bytes as hex.
+    try:
+        message = pb.BotMessage.FromString(raw)
+    except DecodeError:
+        assert decoded.sent == abbreviate(raw)
+    else:
+        assert decoded.sent == abbreviate(message_text(message))
     return decoded
 
 
@@ -78,4 +86,13 @@ def test_what_was_sent_is_kept_abbreviated() -> None:
     refused = refusal(garbage)
     assert refused.sent == garbage[: SENT_LIMIT // 2].hex()[:SENT_LIMIT] + "…"
     assert abbreviate(b"\x01\x02") == "0102"
+    # Cut whenever the hex is longer than the limit, not only the bytes.
+    just_over = bytes(SENT_LIMIT // 2 + 1)
+    assert abbreviate(just_over) == "00" * (SENT_LIMIT // 2) + "…"
+    assert abbreviate(bytes(SENT_LIMIT // 2)) == "00" * (SENT_LIMIT // 2)
+
+
+def test_a_well_formed_answer_refused_is_kept_as_its_text() -> None:
+    refused = refusal(answer(request_id=OPEN + 1, bid=0))
+    assert refused.sent == f"answer {{ request_id: {OPEN + 1} bid: 0 }}"
     assert abbreviate("x" * (SENT_LIMIT + 1)) == "x" * SENT_LIMIT + "…"
