@@ -10,9 +10,11 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
+from arena.engine.record import dumps
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
@@ -28,11 +30,11 @@ class PlayResult:
     entrants: tuple[BotSpec, BotSpec, BotSpec]
 
 
-def write_record(record: dict[str, object], path: Path) -> Path:
+def write_record(record: dict[str, Any], path: Path) -> Path:
     """A game record as gzip-compressed JSON (docs/GAME_RECORD.md)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(path, "wt", encoding="utf-8") as out:
-        json.dump(record, out, separators=(",", ":"))
+        out.write(dumps(record))
     return path
 
 
