@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
 from arena.present.safe_text import literal
 
-from .common import STORED_IS_KEPT, BotFlags, err_console, explain, fail
+from .common import STORED_IS_KEPT, BotFlags, Command, err_console, explain, fail, with_flag_group
 
 if TYPE_CHECKING:
     from arena.bots.build import BotOptions
@@ -38,30 +39,60 @@ TlsKeyOption = Annotated[
 ]
 
 
-def cluster_executor(
-    address: str | None,
-    tls_ca: Path | None,
-    tls_cert: Path | None,
-    tls_key: Path | None,
-    options: BotOptions,
-) -> MatchExecutor | None:
-    """The executor for ``--cluster``; None without it (the run plays on this machine)."""
-    if address is None:
-        if any(f is not None for f in (tls_ca, tls_cert, tls_key)):
-            fail("--cluster-tls-ca/--cluster-tls-cert/--cluster-tls-key need --cluster")
-        return None
-    try:
-        from arena.tournament.cluster import ClusterError, DaskExecutor, cluster_connection
-    except ImportError as error:
-        fail(
-            f"--cluster needs Dask ({error}): pip install 'schmier-arena[cluster]' "
-            "(or .venv/bin/pip install -e '.[cluster]' in a checkout)"
-        )
-    try:
-        address, security = cluster_connection(address, tls_ca, tls_cert, tls_key)
-    except ClusterError as error:
-        fail(str(error))
-    return DaskExecutor(address, security=security, builds=options)
+@dataclass(frozen=True)
+class ClusterFlags:
+    """``--cluster`` and its TLS files, as given (``with_cluster_flags``)."""
+
+    cluster: str | None = None
+    cluster_tls_ca: Path | None = None
+    cluster_tls_cert: Path | None = None
+    cluster_tls_key: Path | None = None
+
+    def executor(self, options: BotOptions) -> MatchExecutor | None:
+        """The executor for ``--cluster``; None without it (the run plays on this machine)."""
+        files = (self.cluster_tls_ca, self.cluster_tls_cert, self.cluster_tls_key)
+        if self.cluster is None:
+            if any(f is not None for f in files):
+                fail("--cluster-tls-ca/--cluster-tls-cert/--cluster-tls-key need --cluster")
+            return None
+        try:
+            from arena.tournament.cluster import ClusterError, DaskExecutor, cluster_connection
+        except ImportError as error:
+            fail(
+                f"--cluster needs Dask ({error}): pip install 'schmier-arena[cluster]' "
+                "(or .venv/bin/pip install -e '.[cluster]' in a checkout)"
+            )
+        try:
+            address, security = cluster_connection(self.cluster, *files)
+        except ClusterError as error:
+            fail(str(error))
+        return DaskExecutor(address, security=security, builds=options)
+
+    def bots(self, flags: BotFlags) -> tuple[BotOptions, MatchExecutor | None, bool]:
+        """The bot options, the executor (None: this machine) and whether the bots are
+        sandboxed: here as this machine can (with its warning), on a cluster as asked, each
+        worker applying it (this machine's bubblewrap says nothing of theirs)."""
+        options = flags.options(warn=self.cluster is None)
+        executor = self.executor(options)
+        return options, executor, options.sandbox if executor is None else cluster_sandbox(flags)
+
+
+NO_CLUSTER: Final = ClusterFlags()
+
+
+def with_cluster_flags() -> Callable[[Command], Command]:
+    """``--cluster`` and ``--cluster-tls-ca/-cert/-key``, given to the command as one
+    ``cluster_flags: ClusterFlags``."""
+    return with_flag_group(
+        "cluster_flags",
+        ClusterFlags,
+        [
+            ("cluster", ClusterOption, None),
+            ("cluster_tls_ca", TlsCaOption, None),
+            ("cluster_tls_cert", TlsCertOption, None),
+            ("cluster_tls_key", TlsKeyOption, None),
+        ],
+    )
 
 
 def cluster_sandbox(flags: BotFlags) -> bool:

@@ -190,38 +190,50 @@ _BOT_FLAGS: Final = (
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
-def with_bot_flags(*, build: bool = True) -> Callable[[Command], Command]:
-    """Give a command the bot options (``--sandbox``, ``--memory-mb`` …, ``--build`` when
-    ``build``) and call it with them as one ``bot_flags: BotFlags``.
+def with_flag_group(
+    parameter: str, group: Callable[..., Any], flags: list[tuple[str, Any, Any]]
+) -> Callable[[Command], Command]:
+    """Give a command the flags ``(name, Annotated option, default)`` and call it with them
+    gathered into one value, ``parameter=group(**flags given)``.
 
     Typer reads a command's parameters from its signature, so the flags are added to the
-    signature the command shows, and gathered into one value before it runs.
+    signature the command shows, and gathered before it runs.
     """
-    defaults = DEFAULT_BOT_FLAGS
-    flags = [
-        inspect.Parameter(
-            name, inspect.Parameter.KEYWORD_ONLY, default=getattr(defaults, name), annotation=hint
-        )
-        for name, hint in _BOT_FLAGS
-        if build or name != "build"
+    added = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+        for name, hint, default in flags
     ]
-    names = [flag.name for flag in flags]
+    names = [flag.name for flag in added]
 
     def decorate(command: Command) -> Command:
         signature = inspect.signature(command, eval_str=True)
-        kept = [p for p in signature.parameters.values() if p.name != "bot_flags"]
+        kept = [p for p in signature.parameters.values() if p.name != parameter]
         if len(kept) == len(signature.parameters):
-            raise TypeError(f"{command.__name__} takes no bot_flags parameter")
+            raise TypeError(f"{command.__name__} takes no {parameter} parameter")
 
         @functools.wraps(command)
         def with_flags(*args: Any, **kwargs: Any) -> Any:
             given = {name: kwargs.pop(name) for name in names if name in kwargs}
-            return command(*args, bot_flags=BotFlags(**given), **kwargs)
+            return command(*args, **{parameter: group(**given)}, **kwargs)
 
-        with_flags.__signature__ = signature.replace(parameters=[*kept, *flags])  # type: ignore[attr-defined]
+        with_flags.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
         return cast(Command, with_flags)
 
     return decorate
+
+
+def with_bot_flags(*, build: bool = True) -> Callable[[Command], Command]:
+    """The bot options (``--sandbox``, ``--memory-mb`` …, ``--build`` when ``build``), given
+    to the command as one ``bot_flags: BotFlags``."""
+    return with_flag_group(
+        "bot_flags",
+        BotFlags,
+        [
+            (name, hint, getattr(DEFAULT_BOT_FLAGS, name))
+            for name, hint in _BOT_FLAGS
+            if build or name != "build"
+        ],
+    )
 
 
 def check_sandbox(sandbox: bool, workdir_mb: int = 64) -> bool:

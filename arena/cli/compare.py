@@ -13,13 +13,10 @@ from typing import Annotated, Final
 import typer
 
 from .cluster import (
-    ClusterOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsKeyOption,
+    NO_CLUSTER,
+    ClusterFlags,
     cluster_errors,
-    cluster_executor,
-    cluster_sandbox,
+    with_cluster_flags,
 )
 from .common import (
     DEFAULT_BOT_FLAGS,
@@ -46,6 +43,7 @@ from .report import write_html_report
 EXIT_CODES: Final = {"better": 0, "not better": 1, "undecided": 3}
 
 
+@with_cluster_flags()
 @with_bot_flags()
 def compare(
     new: Annotated[
@@ -112,10 +110,7 @@ def compare(
     ] = False,
     registry: RegistryOption = DEFAULT_REGISTRY,
     bot_flags: BotFlags = DEFAULT_BOT_FLAGS,
-    cluster: ClusterOption = None,
-    cluster_tls_ca: TlsCaOption = None,
-    cluster_tls_cert: TlsCertOption = None,
-    cluster_tls_key: TlsKeyOption = None,
+    cluster_flags: ClusterFlags = NO_CLUSTER,
     html: Annotated[
         Path | None,
         typer.Option(
@@ -170,8 +165,7 @@ def compare(
         check_free(db)
     except RunBusyError as error:
         fail(str(error))
-    options = bot_flags.options(warn=cluster is None)
-    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
+    options, executor, sandboxed = cluster_flags.bots(bot_flags)
     config = CompareConfig(
         entrants=tuple(specs),
         games=0,  # each batch sets how far it plays
@@ -180,7 +174,7 @@ def compare(
         db_path=db,
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=options.limits,
-        sandbox=options.sandbox if executor is None else cluster_sandbox(bot_flags),
+        sandbox=sandboxed,
         workdir_bytes=options.workdir_bytes,
         pass_env=options.pass_env,
         schedule=compare_schedule("pairs" if design == "pairs" else "groups"),

@@ -9,13 +9,10 @@ from typing import Annotated
 import typer
 
 from .cluster import (
-    ClusterOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsKeyOption,
+    NO_CLUSTER,
+    ClusterFlags,
     cluster_errors,
-    cluster_executor,
-    cluster_sandbox,
+    with_cluster_flags,
 )
 from .common import (
     DEFAULT_BOT_FLAGS,
@@ -51,6 +48,7 @@ class Schedule(StrEnum):
     auto = "auto"
 
 
+@with_cluster_flags()
 @with_bot_flags()
 def run(
     entrants: Annotated[
@@ -99,10 +97,7 @@ def run(
     ] = False,
     as_json: JsonOption = False,
     wide: WideOption = False,
-    cluster: ClusterOption = None,
-    cluster_tls_ca: TlsCaOption = None,
-    cluster_tls_cert: TlsCertOption = None,
-    cluster_tls_key: TlsKeyOption = None,
+    cluster_flags: ClusterFlags = NO_CLUSTER,
     all_registered: Annotated[
         bool, typer.Option(help="Add every registered bot (newest version of each name).")
     ] = False,
@@ -179,8 +174,7 @@ def run(
     (err_console if as_json else console).print(
         plan.describe(len(specs)), highlight=False, markup=False
     )
-    options = bot_flags.options(warn=cluster is None)
-    executor = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
+    options, executor, sandboxed = cluster_flags.bots(bot_flags)
     if executor is None:  # on a cluster each worker builds what it is shipped
         specs = prepare_entrants(specs, options)
     jobs = jobs or os.cpu_count() or 1
@@ -193,7 +187,7 @@ def run(
         settings=TableSettings(decision_ms=decision_ms, overage_ms=overage_ms),
         limits=options.limits,
         schedule=plan,
-        sandbox=options.sandbox if executor is None else cluster_sandbox(bot_flags),
+        sandbox=sandboxed,
         workdir_bytes=options.workdir_bytes,
         pass_env=options.pass_env,
         referees=referees or referee_processes(jobs, os.cpu_count() or 1),

@@ -7,12 +7,9 @@ from typing import Annotated
 import typer
 
 from .cluster import (
-    ClusterOption,
-    TlsCaOption,
-    TlsCertOption,
-    TlsKeyOption,
-    cluster_executor,
-    cluster_sandbox,
+    NO_CLUSTER,
+    ClusterFlags,
+    with_cluster_flags,
 )
 from .common import (
     DEFAULT_BOT_FLAGS,
@@ -30,6 +27,7 @@ from .common import (
 )
 
 
+@with_cluster_flags()
 @with_bot_flags(build=False)
 def serve(
     db: DbOption = DEFAULT_DB,
@@ -70,10 +68,7 @@ def serve(
     burst: Annotated[
         int, typer.Option(help="Requests at once per token (per address: four times as many).")
     ] = 30,
-    cluster: ClusterOption = None,
-    cluster_tls_ca: TlsCaOption = None,
-    cluster_tls_cert: TlsCertOption = None,
-    cluster_tls_key: TlsKeyOption = None,
+    cluster_flags: ClusterFlags = NO_CLUSTER,
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
     join_timeout: Annotated[float, typer.Option(help="Seconds to join after launch.")] = 10.0,
@@ -103,7 +98,7 @@ def serve(
         check_free(db)
     except RunBusyError as error:
         fail(str(error))
-    options = bot_flags.options()
+    options, remote, sandboxed = cluster_flags.bots(bot_flags)
     settings = TableSettings(
         decision_ms=decision_ms, overage_ms=overage_ms, join_timeout_s=join_timeout
     )
@@ -125,7 +120,6 @@ def serve(
     cores = os.cpu_count() or 1
     tables = jobs or cores
     processes_n = referees or referee_processes(tables, cores)
-    remote = cluster_executor(cluster, cluster_tls_ca, cluster_tls_cert, cluster_tls_key, options)
 
     def executor() -> MatchExecutor:
         if remote is not None:
@@ -142,7 +136,7 @@ def serve(
         settings=settings,
         options=options,
         prepare_locally=remote is None,
-        match_sandbox=None if remote is None else cluster_sandbox(bot_flags),
+        match_sandbox=None if remote is None else sandboxed,
         rate_per_minute=rate,
         rate_burst=burst,
         on_notice=lambda line: err_console.print(line, highlight=False, markup=False),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -56,3 +58,16 @@ def test_a_bad_flag_is_a_clear_error_before_any_bot_starts() -> None:
     done = CliRunner().invoke(app, ["run", "--cpu-cores", "0", "--games", "1"])
     assert done.exit_code == 2
     assert "--cpu-cores must be more than 0" in done.output
+
+
+@pytest.mark.parametrize("command", ("run", "compare", "serve"))
+def test_the_commands_that_play_on_a_cluster_take_its_flags(command: str) -> None:
+    shown = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    for flag in ("--cluster", "--cluster-tls-ca", "--cluster-tls-cert", "--cluster-tls-key"):
+        assert flag in shown.output, (command, flag)
+
+
+def test_tls_files_without_a_cluster_are_refused(tmp_path: Path) -> None:
+    done = CliRunner().invoke(app, ["run", "--cluster-tls-ca", str(tmp_path / "ca.pem")])
+    assert done.exit_code == 2
+    assert "need --cluster" in done.output
