@@ -15,6 +15,7 @@ from typing import Final, NamedTuple
 
 from arena.engine.actions import (
     MAX_BID,
+    PLAYS,
     Action,
     Bid,
     DecisionKind,
@@ -80,6 +81,8 @@ MAX_NON_DEALER_DISCARD: Final = 3  # R5.2
 _CARD_PLAYED: Final = tuple(tuple(CardPlayed(seat, card) for card in CARDS) for seat in range(6))
 _BID_MADE: Final = tuple(tuple(BidMade(seat, amount) for amount in range(7)) for seat in range(6))
 _BID_ENTRY: Final = tuple(tuple((seat, amount) for amount in range(7)) for seat in range(6))
+# The history's entry of each card played by each seat, made once: most decisions are plays.
+_PLAY_TAKEN: Final = tuple(tuple((seat, PLAYS[card.index]) for card in CARDS) for seat in range(6))
 _TRICK_WON: Final = tuple(tuple(TrickWon(number, seat) for seat in range(6)) for number in range(7))
 
 
@@ -589,7 +592,7 @@ class Game:
             trick.append(card)
             self._trick_mask |= bit
             self.events.append(_CARD_PLAYED[seat][index])
-            self.history.append((seat, action))
+            self.history.append(_PLAY_TAKEN[seat][index])
             self.decisions += 1
             if len(trick) < SEATS:
                 self.to_act = seat + 1 if seat < SEATS - 1 else 0  # R1.1
