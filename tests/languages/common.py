@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 from pathlib import Path
 
 from bots.helpers import alive_processes_in_group
@@ -15,6 +16,8 @@ from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
 from arena.referee.table import Table, TableSettings
+from arena.tournament.results import ResultsStore
+from arena.tournament.runner import RunConfig, run_tournament
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = sample_bots_dir() / "random"
@@ -96,3 +99,32 @@ def tcp_match(spec: BotSpec, log_dir: Path) -> None:
     match, table, reports = play_match((spec, random_bot, random_bot), log_dir, [42], "127.0.0.1:0")
     assert not match.referee.address.startswith("unix:")
     check_first_team_clean(match, table, reports, 1, spec.name)
+
+
+def check_first_team_holds_its_own(reports: list[GameResult], names_trump: bool = True) -> None:
+    """The first entrant's team (seats 0 and 3) plays as a real bot would: it wins some
+    of its games against two random teams (par is 1/3), and names trump whenever it wins
+    the bidding (R5.1) unless it never bids."""
+    if names_trump:
+        won = sum(report.seats[seat].bids_won for report in reports for seat in FIRST_TEAM_SEATS)
+        assert won > 0
+    wins = sum(1 for report in reports if report.winner == 0)
+    assert wins >= 1, [(r.winner, r.scores) for r in reports]
+
+
+def check_clean_tournament(specs: list[BotSpec], tmp_path: Path) -> None:
+    """The arena's runner plays the three bots as ``arena run A B C --games 1`` does: one
+    triple in six seatings, every game stored with no fault, replayable, and naming them."""
+    config = RunConfig(entrants=tuple(specs), games=1, seed=5, jobs=2, db_path=tmp_path / "a.db")
+    summary = run_tournament(config, tmp_path / "logs")
+    assert summary.played == 6
+    with sqlite3.connect(tmp_path / "a.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
+        game_ids = [row[0] for row in db.execute("SELECT id FROM games")]
+    assert len(game_ids) == 6
+    with ResultsStore.open(tmp_path / "a.db", create=False) as store:
+        for game_id in game_ids:
+            record = store.game_record(game_id)
+            assert replay(record).is_over
+            names = {e["name"] for e in record["meta"]["entrants"]}
+            assert names == {spec.name for spec in specs}
