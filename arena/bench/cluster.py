@@ -34,7 +34,8 @@ from distributed.security import Security
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
 from arena.tournament.cluster import TABLES, DaskExecutor
-from arena.tournament.executor import MatchExecutor, referee_processes
+from arena.tournament.executor import MatchExecutor
+from arena.tournament.local import referee_processes
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
 from arena.tournament.schedule import choose_schedule
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
-from arena.tournament.executor import referee_processes
+from arena.tournament.local import referee_processes
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
 
 from . import median_of

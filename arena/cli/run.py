@@ -146,7 +146,7 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
-    from arena.tournament.executor import RefereeProcessError, referee_processes
+    from arena.tournament.local import RefereeProcessError, referee_processes
     from arena.tournament.results import ResultsStoreError, entrant_label, logs_beside
     from arena.tournament.runner import (
         MatchUnplayableError,

@@ -102,12 +102,8 @@ def serve(
     from arena.serve.app import ServeConfig
     from arena.serve.server import add_samples, ensure_admin_token
     from arena.serve.server import serve as serve_contest
-    from arena.tournament.executor import (
-        InProcessExecutor,
-        LocalProcessExecutor,
-        MatchExecutor,
-        referee_processes,
-    )
+    from arena.tournament.executor import MatchExecutor
+    from arena.tournament.local import local_executor, referee_processes
     from arena.tournament.runner import RunBusyError, check_free
 
     if games < 1:
@@ -154,9 +150,7 @@ def serve(
     def executor() -> MatchExecutor:
         if remote is not None:
             return remote
-        if processes_n <= 1:
-            return InProcessExecutor(tables, settings.join_timeout_s)
-        return LocalProcessExecutor(tables, processes_n, settings.join_timeout_s)
+        return local_executor(tables, processes_n, settings.join_timeout_s)
 
     config = ServeConfig(
         db_path=db,
