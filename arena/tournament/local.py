@@ -3,7 +3,7 @@
 Each referee process runs an ``InProcessExecutor`` (its own event loop, referee and
 tables); the coordinator hands it plans and it hands back games, match by match and game
 by game, over two pipes in the messages of ``arena.tournament.messages``. How many
-processes a run's tables are spread over by default: ``referee_processes``.
+processes a run's tables are spread over by default: ``arena.tournament.split``.
 """
 
 from __future__ import annotations
@@ -49,34 +49,14 @@ __all__ = [
     "LocalProcessExecutor",
     "RefereeProcessError",
     "local_executor",
-    "referee_processes",
     "serve_referee",
 ]
 
 # How long a referee process may take to end its matches and exit when told to stop: its
 # bots get EXIT_GRACE_S and then a second of SIGTERM (arena.referee.match), then it exits.
 REFEREE_STOP_GRACE_S = 10.0
-# What one table keeps busy with fast bots, as `arena bench tournament` measures it: about
-# half a core in its referee, the rest in its six bots.
-CORES_PER_TABLE = 1.4
 
 _T = TypeVar("_T")
-
-
-def referee_processes(jobs: int, cores: int) -> int:
-    """How many referee processes play ``jobs`` tables on a machine of ``cores`` cores.
-
-    A table keeps about CORES_PER_TABLE cores busy, about half a core of it in its
-    referee, so one referee process carries two tables at most before it is their
-    ceiling. Where the machine has cores for more than one table, the tables are spread
-    over one referee process per core, never more processes than tables (``--jobs 8`` on
-    4 cores: 4 processes of 2 tables): the referees then use every core. Elsewhere (one
-    table, or two cores, which two tables' bots already fill) every table plays in the
-    coordinator: processes of their own would only add their start-up and a hop.
-    """
-    if jobs <= 1 or cores < 2 * CORES_PER_TABLE:
-        return 1
-    return min(jobs, cores)
 
 
 class RefereeProcessError(RuntimeError):

@@ -72,7 +72,7 @@ class RunConfig:
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES
     pass_env: tuple[str, ...] = ()  # the arena's variables the operator gives every bot
     # Referee processes the ``jobs`` tables are spread over; 1: every table on one referee
-    # in this process (the default: ``arena.tournament.local.referee_processes``).
+    # in this process (the default: ``arena.tournament.split.referee_processes``).
     referees: int = 1
 
     @property

@@ -25,7 +25,7 @@ from arena.engine.record import first_difference, without_times
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
 from arena.tournament.executor import play_match_collected
-from arena.tournament.local import LocalProcessExecutor, referee_processes
+from arena.tournament.local import LocalProcessExecutor
 from arena.tournament.messages import (
     GameFinished,
     MatchFailed,
@@ -73,16 +73,6 @@ def _no_stray_bots(tmp_path: Path) -> Iterator[None]:
     """Whatever a test asserts, it leaves no bot of its own running."""
     yield
     kill_bots(wait_for_no_bots(tmp_path, 3.0))
-
-
-@pytest.mark.parametrize(
-    ("jobs", "cores", "referees"),
-    [(1, 16, 1), (2, 16, 2), (8, 4, 4), (3, 16, 3), (2, 2, 1), (8, 2, 1), (5, 1, 1)],
-)
-def test_one_referee_process_per_core_where_cores_allow_never_more_than_tables(
-    jobs: int, cores: int, referees: int
-) -> None:
-    assert referee_processes(jobs, cores) == referees
 
 
 def test_the_tables_are_shared_out_within_one_of_each_other() -> None:
