@@ -1,9 +1,12 @@
-"""What every test shares: one bot cache for the session.
+"""What every test shares: one bot cache for the session, and no measured referee split.
 
 Built bots (``arena.bots.build``) are kept per version in a cache; the tests use one of
 their own, empty at the start of the session and removed at its end, so that a build the
 tests make (the C++ bot's takes a minute) is made once and nothing of a user's cache is
-read or written. Commands the tests start (``arena run`` …) inherit it.
+read or written. Likewise the referee split ``arena bench tournament`` measures
+(``arena.tournament.split``): the tests' file starts absent, so that a run's default
+split never depends on what was measured on the machine. Commands the tests start
+(``arena run`` …) inherit both.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if "ARENA_BOT_CACHE" not in os.environ:
         path = tempfile.mkdtemp(prefix="arena-test-bots-")
         os.environ["ARENA_BOT_CACHE"] = path
+        _made.append(path)
+    if "ARENA_REFEREE_SPLIT" not in os.environ:
+        path = tempfile.mkdtemp(prefix="arena-test-split-")
+        os.environ["ARENA_REFEREE_SPLIT"] = os.path.join(path, "referee-split.json")
         _made.append(path)
 
 

@@ -34,9 +34,10 @@ from distributed.security import Security
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
 from arena.tournament.cluster import TABLES, DaskExecutor
-from arena.tournament.executor import MatchExecutor, referee_processes
+from arena.tournament.executor import MatchExecutor
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
 from arena.tournament.schedule import choose_schedule
+from arena.tournament.split import read_split, referee_processes, split_path
 
 from . import median_of
 
@@ -384,8 +385,14 @@ def _config(
         db_path=root / "arena.db",
         schedule=choose_schedule(len(specs), "sampled", matches),
         sandbox=sandbox,
-        referees=referee_processes(tables, os.cpu_count() or 1),
+        referees=_local_referees(tables),
     )
+
+
+def _local_referees(tables: int) -> int:
+    """The referee processes ``arena run`` gives ``tables`` tables here by default."""
+    cores = os.cpu_count() or 1
+    return referee_processes(tables, cores, read_split(split_path(), cores))
 
 
 def _own_cpu() -> float:

@@ -5,10 +5,11 @@ process); the share of wall time the tables spent waiting for bot processes to s
 join; and the scaling against the same schedule played one table at a time (target: at
 least 0.7 of one table times the number of cores); and the CPU each run kept busy, which
 bounds that scaling: tables cannot share out more cores than the machine has. Then the
-same run with its tables spread over referee processes (one per core, as ``arena run``
-does by default where the cores allow, and at least two), as a ratio to the one-referee
-run, with the share of a core each referee kept busy: a referee near 1.00 is the ceiling
-that spreading them lifts.
+same run with its tables spread over referee processes (one per core, never more than
+tables, at least two), as a ratio to the one-referee run, with the share of a core each
+referee kept busy: a referee near 1.00 is the ceiling that spreading them lifts. Which of
+the two was faster is this machine's measured split (``TournamentFigures.split``), which
+``arena bench tournament`` records for ``arena run``'s default (``arena.tournament.split``).
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import resource
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.bots import load_bot
 from arena.bots.samples import sample_bot
-from arena.tournament.executor import referee_processes
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
+from arena.tournament.split import MeasuredSplit, best_processes, spread_candidate
 
 from . import median_of
 
@@ -112,6 +114,7 @@ class TournamentFigures:
     games: int
     referees: int  # referee processes of the spread run
     rounds: list[TournamentRound]
+    measured_at: str = ""  # ISO 8601, UTC: when the rounds ended
 
     @property
     def games_per_second(self) -> float:
@@ -173,6 +176,22 @@ class TournamentFigures:
     @property
     def spread_cores_busy(self) -> float:
         return median_of(self.rounds, lambda r: r.spread_run.cores_busy)
+
+    @property
+    def split(self) -> MeasuredSplit | None:
+        """The faster of one referee and the spread, as ``arena run``'s default would use
+        it; ``None`` for one table, which has nothing to split."""
+        if self.jobs < 2 or self.referees < 2:
+            return None
+        ratio = round(self.spread_ratio, 3)  # as recorded, and chosen by
+        return MeasuredSplit(
+            cores=self.cores,
+            tables=self.jobs,
+            processes=best_processes(self.jobs, self.referees, ratio),
+            spread_processes=self.referees,
+            spread_ratio=ratio,
+            measured_at=self.measured_at,
+        )
 
     def lines(self) -> list[str]:
         """The figures as ``arena bench tournament`` prints them: each round, then medians."""
@@ -250,10 +269,10 @@ def bench_tournament(
 ) -> TournamentFigures:
     """``rounds`` rounds of the run, its one-table twin and its spread twin, back to back;
     each ratio is taken within its round (the machine is shared and its load drifts),
-    medians reported. The spread run has as many referee processes as ``arena run`` gives
-    ``jobs`` tables here by default, and at least two (where there are two tables)."""
+    medians reported. The spread run has one referee process per core, never more than
+    ``jobs``, at least two (where there are two tables): ``spread_candidate``."""
     cores = os.cpu_count() or 1
-    referees = min(jobs, max(2, referee_processes(jobs, cores)))
+    referees = spread_candidate(jobs, cores)
     measured = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         for index in range(rounds):
@@ -261,4 +280,5 @@ def bench_tournament(
             single = _run(games, 1, seed, Path(tmp) / f"single{index}", sandbox)
             spread = _run(games, jobs, seed, Path(tmp) / f"spread{index}", sandbox, referees)
             measured.append(TournamentRound(jobs, cores, run, single, spread))
-    return TournamentFigures(jobs, cores, games, referees, measured)
+    ended = datetime.now(UTC).isoformat(timespec="seconds")
+    return TournamentFigures(jobs, cores, games, referees, measured, ended)

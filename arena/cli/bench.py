@@ -150,16 +150,32 @@ def bench_tournament_command(
     cpu_games: Annotated[
         int, typer.Option(help="Games of the table whose CPU per decision is measured.")
     ] = 20,
+    record: Annotated[
+        bool,
+        typer.Option(
+            help="Record the faster split (one referee, or spread over referee processes) "
+            "as arena run's default on this machine, in the user's cache directory."
+        ),
+    ] = True,
 ) -> None:
     """The sample bots in a run on one referee, one table at a time, and over referee processes."""
     reap_leftovers()
     import os
 
     from arena.bench.tournament import bench_tournament
+    from arena.tournament.split import record_split, split_path
 
     sandbox = check_sandbox(sandbox)
     figures = bench_tournament(games, jobs or os.cpu_count() or 1, seed, max(1, rounds), sandbox)
     print_lines(figures.lines())
+    split = figures.split
+    if record and split is not None:
+        path = split_path()
+        try:
+            record_split(path, split)
+        except OSError as error:
+            fail(f"cannot record the measured split in {path}: {error}")
+        print_lines([f"recorded as arena run's default: {split.describe()}; in {path}"])
     print_cpu_lines(cpu_games, seed, max(1, rounds), sandbox, against)
 
 

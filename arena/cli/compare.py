@@ -141,7 +141,7 @@ def compare(
         compare_schedule,
         run_compare,
     )
-    from arena.tournament.executor import RefereeProcessError
+    from arena.tournament.local import RefereeProcessError
     from arena.tournament.results import ResultsStoreError, logs_beside
     from arena.tournament.runner import (
         MatchUnplayableError,

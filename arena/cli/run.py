@@ -83,8 +83,9 @@ def run(
     referees: Annotated[
         int,
         typer.Option(
-            help="Referee processes the --jobs tables are spread over (default: one per CPU, "
-            "at most --jobs, on 3 or more CPUs; 1: every table in this process).",
+            help="Referee processes the --jobs tables are spread over (default: the split "
+            "`arena bench tournament` measured on this machine, else two tables per process "
+            "on 3 or more CPUs; 1: every table in this process).",
             show_default=False,
         ),
     ] = 0,
@@ -125,7 +126,7 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
-    from arena.tournament.executor import RefereeProcessError, referee_processes
+    from arena.tournament.local import RefereeProcessError
     from arena.tournament.results import ResultsStoreError, entrant_label, logs_beside
     from arena.tournament.runner import (
         MatchUnplayableError,
@@ -156,7 +157,7 @@ def run(
     if games < 1:
         fail("--games must be at least 1")
     if referees < 0:
-        fail("--referees must be at least 1, or 0 for one per CPU")
+        fail("--referees must be at least 1, or 0 for the default split")
     try:
         plan = choose_schedule(len(specs), schedule.value, matches)
     except ScheduleError as error:
@@ -178,6 +179,12 @@ def run(
     if executor is None:  # on a cluster each worker builds what it is shipped
         specs = prepare_entrants(specs, options)
     jobs = jobs or os.cpu_count() or 1
+    if not referees and executor is None:
+        from arena.tournament.split import default_referee_processes
+
+        referees, hint = default_referee_processes(jobs, os.cpu_count() or 1)
+        if hint is not None:
+            err_console.print(hint, highlight=False, markup=False, soft_wrap=True)
     config = RunConfig(
         entrants=tuple(specs),
         games=games,
@@ -190,7 +197,7 @@ def run(
         sandbox=sandboxed,
         workdir_bytes=options.workdir_bytes,
         pass_env=options.pass_env,
-        referees=referees or referee_processes(jobs, os.cpu_count() or 1),
+        referees=referees or 1,
     )
     from arena.present.display import RunProgressBar
 

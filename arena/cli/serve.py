@@ -83,13 +83,10 @@ def serve(
     from arena.serve.app import ServeConfig
     from arena.serve.server import add_samples, ensure_admin_token
     from arena.serve.server import serve as serve_contest
-    from arena.tournament.executor import (
-        InProcessExecutor,
-        LocalProcessExecutor,
-        MatchExecutor,
-        referee_processes,
-    )
+    from arena.tournament.executor import MatchExecutor
+    from arena.tournament.local import local_executor
     from arena.tournament.runner import RunBusyError, check_free
+    from arena.tournament.split import default_referee_processes
 
     if games < 1:
         fail("--games must be at least 1")
@@ -119,14 +116,16 @@ def serve(
         )
     cores = os.cpu_count() or 1
     tables = jobs or cores
-    processes_n = referees or referee_processes(tables, cores)
+    processes_n = referees
+    if not referees and remote is None:
+        processes_n, hint = default_referee_processes(tables, cores)
+        if hint is not None:
+            err_console.print(hint, highlight=False, markup=False, soft_wrap=True)
 
     def executor() -> MatchExecutor:
         if remote is not None:
             return remote
-        if processes_n <= 1:
-            return InProcessExecutor(tables, settings.join_timeout_s)
-        return LocalProcessExecutor(tables, processes_n, settings.join_timeout_s)
+        return local_executor(tables, processes_n, settings.join_timeout_s)
 
     config = ServeConfig(
         db_path=db,

@@ -9,9 +9,11 @@ and the ``MatchOutcome`` coming back.
 
 * ``InProcessExecutor``: one referee and its event loop in this process, ``tables``
   matches at once; the next matches' bots start while the current ones play.
-* ``LocalProcessExecutor``: referee processes on this machine's cores, each with its own
-  event loop, referee and tables (an ``InProcessExecutor``); plans go to them and games
-  come back over pipes, game by game. How many: ``referee_processes``.
+* ``LocalProcessExecutor`` (``arena.tournament.local``): referee processes on this
+  machine's cores, each with its own event loop, referee and tables (an
+  ``InProcessExecutor``); plans go to them and games come back over pipes, game by game,
+  as the messages of ``arena.tournament.messages``.
+* ``DaskExecutor`` (``arena.tournament.cluster``): matches as tasks on a Dask cluster.
 * ``play_match_blocking``: one match, whole, on a referee of its own, in whatever process
   or thread calls it; for executors whose unit of work is one match (a cluster task).
 """
@@ -20,22 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
-import itertools
-import multiprocessing.connection
-import os
-import pickle
-import resource
-import signal
-import subprocess
-import sys
-import threading
 import time
-import traceback as tracebacks
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Protocol, Self
 
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
@@ -44,23 +35,14 @@ from arena.wire.loop import run as run_loop
 __all__ = [
     "LAUNCH_HEAD_START_S",
     "InProcessExecutor",
-    "LocalProcessExecutor",
     "MatchExecutor",
     "MatchOutcome",
     "OnMatchGame",
-    "RefereeProcessError",
     "play_match_blocking",
     "play_match_collected",
-    "referee_processes",
 ]
 
 LAUNCH_HEAD_START_S = 2.0  # longest a launch waits for the previous match's bots to join
-# How long a referee process may take to end its matches and exit when told to stop: its
-# bots get EXIT_GRACE_S and then a second of SIGTERM (arena.referee.match), then it exits.
-REFEREE_STOP_GRACE_S = 10.0
-# What one table keeps busy with fast bots, as `arena bench tournament` measures it: about
-# half a core in its referee, the rest in its six bots.
-CORES_PER_TABLE = 1.4
 
 # Told of each finished game of a match, in the coordinator's process and event loop.
 OnMatchGame = Callable[[GameResult], None]
@@ -238,347 +220,3 @@ def play_match_collected(
 
 def _ignore(result: GameResult) -> None:
     del result
-
-
-def referee_processes(jobs: int, cores: int) -> int:
-    """How many referee processes play ``jobs`` tables on a machine of ``cores`` cores.
-
-    A table keeps about CORES_PER_TABLE cores busy, about half a core of it in its
-    referee, so one referee process carries two tables at most before it is their
-    ceiling. Where the machine has cores for more than one table, the tables are spread
-    over one referee process per core, never more processes than tables (``--jobs 8`` on
-    4 cores: 4 processes of 2 tables): the referees then use every core. Elsewhere (one
-    table, or two cores, which two tables' bots already fill) every table plays in the
-    coordinator: processes of their own would only add their start-up and a hop.
-    """
-    if jobs <= 1 or cores < 2 * CORES_PER_TABLE:
-        return 1
-    return min(jobs, cores)
-
-
-class RefereeProcessError(RuntimeError):
-    """A referee process ended, or failed a match, while the coordinator waited on it."""
-
-
-class LocalProcessExecutor:
-    """``tables`` matches at once, spread over ``processes`` referee processes.
-
-    Each process runs an ``InProcessExecutor`` with its share of the tables (their counts
-    differ by one at most). ``play`` hands a match to the process with the most room and
-    relays its games to ``on_game`` as they end. Each process is a fresh interpreter
-    (none of the coordinator's threads, locks or open database) in a session of its own,
-    so that a Ctrl-C at the terminal reaches the coordinator alone, which decides how the
-    run stops. A process whose coordinator is gone (its command pipe closed, even by
-    ``kill -9``) ends its matches and exits; its bots die with it in any case
-    (PR_SET_PDEATHSIG).
-    """
-
-    def __init__(self, tables: int, processes: int, join_timeout: float = 10.0) -> None:
-        tables = max(1, tables)
-        processes = max(1, min(processes, tables))
-        self._shares = [tables // processes + (i < tables % processes) for i in range(processes)]
-        self._join_timeout = join_timeout
-        self._referees: list[_RefereeProcess] = []
-        # One match's bots start at a time on the whole machine, as on one referee: bots
-        # started together share the CPU, and every table waits for the slowest.
-        self._launch_lock = asyncio.Lock()
-        self._cpu: tuple[float, ...] = ()
-        self._lost: list[_RefereeProcess] = []  # referee processes that died, replaced
-
-    @property
-    def tables(self) -> int:
-        return sum(self._shares)
-
-    @property
-    def processes(self) -> int:
-        return len(self._shares)
-
-    @property
-    def referee_cpu_seconds(self) -> tuple[float, ...]:
-        return self._cpu
-
-    async def __aenter__(self) -> Self:
-        loop = asyncio.get_running_loop()
-        try:
-            for tables in self._shares:
-                self._referees.append(_RefereeProcess(tables, self._join_timeout, loop))
-        except BaseException:
-            await asyncio.gather(*(r.stop() for r in self._referees))
-            raise
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        referees, self._referees = [*self._lost, *self._referees], []
-        self._lost = []
-        await asyncio.gather(*(r.stop() for r in referees))
-        self._cpu = tuple(r.cpu_seconds for r in referees if r.cpu_seconds is not None)
-
-    async def _replace_lost(self) -> None:
-        """A referee process that died (its matches failed: the runner plays them again)
-        is replaced by a fresh one with the same tables."""
-        loop = asyncio.get_running_loop()
-        lost = []
-        # Replaced before any await: two matches played again at once must not both
-        # replace it (one replacement would be left running).
-        for index, referee in enumerate(self._referees):
-            if referee.ended:
-                lost.append(referee)
-                self._referees[index] = _RefereeProcess(referee.tables, self._join_timeout, loop)
-        self._lost += lost
-        await asyncio.gather(*(referee.stop() for referee in lost))
-
-    async def play(
-        self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
-    ) -> MatchOutcome:
-        assert self._referees, "async with the executor"
-        await self._replace_lost()
-        referee = max(self._referees, key=lambda r: r.room)
-        return await referee.play(plan, skip, on_game, self._launch_lock)
-
-
-@dataclass
-class _Waiting:
-    """A match handed to a referee process: who is told of its games and its end."""
-
-    on_game: OnMatchGame
-    outcome: asyncio.Future[MatchOutcome]
-    launched: asyncio.Future[None]
-
-
-class _RefereeProcess:
-    """One referee process as the coordinator sees it: two pipes and a reader thread."""
-
-    def __init__(self, tables: int, join_timeout: float, loop: asyncio.AbstractEventLoop) -> None:
-        self.tables = tables
-        self.cpu_seconds: float | None = None  # its own, told as it exits
-        self._loop = loop
-        commands_out, commands_in = os.pipe()
-        results_out, results_in = os.pipe()
-        try:
-            # A fresh interpreter that imports only the referee (not this program's main
-            # module, as multiprocessing's spawn would), in a session of its own: a
-            # Ctrl-C at the terminal reaches the coordinator, which stops it.
-            self._process = subprocess.Popen(
-                [sys.executable, "-c", _REFEREE_MAIN, str(commands_out), str(results_in)],
-                stdin=subprocess.DEVNULL,
-                pass_fds=(commands_out, results_in),
-                start_new_session=True,
-            )
-        except BaseException:
-            for fd in (commands_in, results_out):
-                os.close(fd)
-            raise
-        finally:
-            os.close(commands_out)
-            os.close(results_in)
-        self._commands = multiprocessing.connection.Connection(commands_in, readable=False)
-        self._results = multiprocessing.connection.Connection(results_out, writable=False)
-        self._commands.send((tables, join_timeout))
-        self._tickets = itertools.count()
-        self._waiting: dict[int, _Waiting] = {}
-        self._reader = threading.Thread(target=self._read, name="arena-referee-results")
-        self._reader.start()
-
-    @property
-    def ended(self) -> bool:
-        """Whether the process has exited (it only does when told to, or when it dies)."""
-        return self._process.poll() is not None
-
-    @property
-    def room(self) -> int:
-        """Matches it can take before it has one playing and one ahead at each table."""
-        return 2 * self.tables - len(self._waiting)
-
-    async def play(
-        self,
-        plan: MatchPlan,
-        skip: frozenset[int],
-        on_game: OnMatchGame,
-        launch_lock: asyncio.Lock,
-    ) -> MatchOutcome:
-        ticket = next(self._tickets)
-        loop = self._loop
-        waiting = _Waiting(on_game, loop.create_future(), loop.create_future())
-        self._waiting[ticket] = waiting
-        try:
-            async with launch_lock:
-                try:
-                    self._commands.send((ticket, plan, skip))
-                except OSError as error:
-                    raise RefereeProcessError(f"{self._describe()} is gone ({error})") from None
-                # The next launch waits for this match's bots (or its end, if it fails).
-                either: list[asyncio.Future[Any]] = [waiting.launched, waiting.outcome]
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-            return await waiting.outcome
-        finally:
-            # Games that still arrive for a match given up (the run is stopping) are dropped.
-            self._waiting.pop(ticket, None)
-
-    def _read(self) -> None:
-        """In its own thread (unpickling games off the event loop), until the pipe ends."""
-        while True:
-            try:
-                message = self._results.recv()
-            except (EOFError, OSError):
-                message = None
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                self._loop.call_soon_threadsafe(self._receive, message)
-            if message is None:
-                return
-
-    def _receive(self, message: tuple[str, Any, Any] | None) -> None:
-        if message is None:
-            self._lost()
-            return
-        kind, ticket, value = message
-        if kind == "cpu":
-            self.cpu_seconds = value
-            return
-        waiting = self._waiting.get(ticket)
-        if waiting is None or waiting.outcome.done():
-            return
-        if kind == "launched":
-            waiting.launched.set_result(None)
-        elif kind == "game":
-            try:
-                waiting.on_game(value)
-            except Exception as error:  # storing it failed (a full disk): the match fails
-                waiting.outcome.set_exception(error)
-        elif kind == "done":
-            waiting.outcome.set_result(value)
-        else:
-            waiting.outcome.set_exception(value)
-
-    def _lost(self) -> None:
-        for waiting in self._waiting.values():
-            if not waiting.outcome.done():
-                waiting.outcome.set_exception(
-                    RefereeProcessError(f"{self._describe()} ended during its match")
-                )
-
-    def _describe(self) -> str:
-        code = self._process.poll()
-        status = "" if code is None else f", exit code {code}"
-        return f"referee process {self._process.pid}{status}"
-
-    async def stop(self) -> None:
-        """Tell it to stop, wait for it to end its matches; then SIGTERM, then SIGKILL."""
-        with contextlib.suppress(OSError):
-            self._commands.send(None)
-        self._commands.close()
-        process = self._process
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            await asyncio.to_thread(process.wait, REFEREE_STOP_GRACE_S)
-        if process.poll() is None:
-            process.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                await asyncio.to_thread(process.wait, 2.0)
-        if process.poll() is None:
-            process.kill()
-            await asyncio.to_thread(process.wait)
-        await asyncio.to_thread(self._reader.join)
-        self._results.close()
-
-
-_REFEREE_MAIN = "from arena.tournament.executor import serve_referee; serve_referee()"
-
-
-def serve_referee() -> None:
-    """A referee process's main: its pipes' descriptors are its two arguments.
-
-    The first command is ``(tables, join_timeout)``; then each is ``(ticket, plan, skip)``
-    to play on those tables; ``None``, the end of the pipe or SIGTERM stops
-    it (its matches end, their bots with them). It sends ``("launched", ticket, None)``
-    once a match's bots have joined, ``("game", ticket, GameResult)`` for each finished
-    game, ``("done", ticket, MatchOutcome)`` or ``("failed", ticket, error)`` for each
-    match, and ``("cpu", None, seconds)`` as it exits.
-    """
-    commands_fd, results_fd = (int(arg) for arg in sys.argv[1:3])
-    commands = multiprocessing.connection.Connection(commands_fd, writable=False)
-    results = multiprocessing.connection.Connection(results_fd, readable=False)
-    try:
-        tables, join_timeout = commands.recv()
-        run_loop(_serve(commands, results, tables, join_timeout))
-    except EOFError:
-        pass  # the coordinator went before it said anything
-    finally:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        with contextlib.suppress(OSError):
-            results.send(("cpu", None, usage.ru_utime + usage.ru_stime))
-        results.close()
-        sys.stderr.flush()
-    # Without the interpreter's teardown, which takes long with grpc loaded: everything
-    # this process started is stopped by now.
-    os._exit(0)
-
-
-async def _serve(
-    commands: multiprocessing.connection.Connection,
-    results: multiprocessing.connection.Connection,
-    tables: int,
-    join_timeout: float,
-) -> None:
-    loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[tuple[int, MatchPlan, frozenset[int]] | None] = asyncio.Queue()
-
-    def read_commands() -> None:
-        while True:
-            try:
-                command = commands.recv()
-            except (EOFError, OSError):
-                command = None
-            with contextlib.suppress(RuntimeError):  # the loop is closed: it has stopped
-                loop.call_soon_threadsafe(inbox.put_nowait, command)
-            if command is None:
-                return
-
-    def send(message: tuple[str, Any, Any]) -> None:
-        try:
-            results.send(message)
-        except OSError:  # the coordinator is gone: nobody to play for
-            inbox.put_nowait(None)
-            raise
-
-    async def play(ticket: int, plan: MatchPlan, skip: frozenset[int]) -> None:
-        try:
-            outcome = await executor.play(
-                plan,
-                skip,
-                lambda game: send(("game", ticket, game)),
-                lambda: send(("launched", ticket, None)),
-            )
-        except Exception as error:
-            with contextlib.suppress(OSError):
-                send(("failed", ticket, _portable(error)))
-        else:
-            with contextlib.suppress(OSError):
-                send(("done", ticket, outcome))
-
-    threading.Thread(target=read_commands, name="arena-referee-commands", daemon=True).start()
-    loop.add_signal_handler(signal.SIGTERM, inbox.put_nowait, None)
-    playing: set[asyncio.Task[None]] = set()
-    async with InProcessExecutor(tables, join_timeout) as executor:
-        try:
-            while (command := await inbox.get()) is not None:
-                task = asyncio.ensure_future(play(*command))
-                playing.add(task)
-                task.add_done_callback(playing.discard)
-        finally:
-            for task in playing:
-                task.cancel()
-            await asyncio.gather(*playing, return_exceptions=True)
-
-
-def _portable(error: Exception) -> Exception:
-    """``error`` if it survives pickling, else a ``RefereeProcessError`` telling it."""
-    try:
-        pickle.loads(pickle.dumps(error))
-    except Exception:
-        text = "".join(tracebacks.format_exception_only(error)).strip()
-        return RefereeProcessError(f"a match failed in its referee process: {text}")
-    return error

@@ -7,7 +7,8 @@ missing from the database are played. A new run draws its deal key from the OS C
 resumed run reads it back: the key is no part of the identity, so the same command
 finds the same run, and the same deals go to the same seats. The matches are played by
 a match executor (``arena.tournament.executor``): one referee in this process, referee
-processes on this machine's cores, or a cluster; this process alone writes the database.
+processes on this machine's cores (``arena.tournament.local``), or a cluster; this process
+alone writes the database.
 
 The arena's own trouble never becomes a result: a match the arena could not give its bots
 (``arena.referee.policy.arena_trouble``: no seat joined, processes that could not be
@@ -33,16 +34,12 @@ from typing import Any
 
 from arena.bots import BotSpec, Limits
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
-from arena.referee.match import Match, MatchPlan
+from arena.referee.match import MatchPlan
 from arena.referee.policy import ArenaTrouble, FaultKind
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
-from arena.tournament.executor import (
-    InProcessExecutor,
-    LocalProcessExecutor,
-    MatchExecutor,
-    RefereeProcessError,
-)
+from arena.tournament.executor import MatchExecutor
+from arena.tournament.local import RefereeProcessError, local_executor
 from arena.tournament.results import DuplicateGameError, ResultsStore, entrant_label
 from arena.tournament.schedule import RunKey, ScheduledMatch, SchedulePlan, schedule_size
 from arena.wire.loop import run as run_loop
@@ -75,7 +72,7 @@ class RunConfig:
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES
     pass_env: tuple[str, ...] = ()  # the arena's variables the operator gives every bot
     # Referee processes the ``jobs`` tables are spread over; 1: every table on one referee
-    # in this process (see ``arena.tournament.executor.referee_processes``).
+    # in this process (the default: ``arena.tournament.split.referee_processes``).
     referees: int = 1
 
     @property
@@ -173,12 +170,6 @@ class TournamentRunner:
         self._run_key: RunKey | None = None  # read from the store when the run starts
         self.progress = RunProgress(total=schedule_size(self.schedule))
         self.executor: MatchExecutor = executor or executor_for(config)
-
-    @property
-    def matches(self) -> list[Match]:
-        """The matches under way in this process (none where referee processes play them)."""
-        executor = self.executor
-        return executor.matches if isinstance(executor, InProcessExecutor) else []
 
     async def run(self) -> RunSummary:
         config, store = self.config, self.store
@@ -334,10 +325,7 @@ class TournamentRunner:
 
 def executor_for(config: RunConfig) -> MatchExecutor:
     """Where a run plays on this machine: one referee here, or ``config.referees`` processes."""
-    join_timeout = config.settings.join_timeout_s
-    if config.referees <= 1:
-        return InProcessExecutor(config.jobs, join_timeout)
-    return LocalProcessExecutor(config.jobs, config.referees, join_timeout)
+    return local_executor(config.jobs, config.referees, config.settings.join_timeout_s)
 
 
 def _private_paths(db_path: Path, log_root: Path) -> tuple[Path, ...]:

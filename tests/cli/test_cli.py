@@ -328,7 +328,11 @@ def test_bench_referee_prints_each_round_and_the_median_ratio() -> None:
 
 
 @pytest.mark.timeout(300)
-def test_bench_tournament_prints_scaling_and_start_up_share() -> None:
+def test_bench_tournament_prints_scaling_and_start_up_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    split = tmp_path / "referee-split.json"
+    monkeypatch.setenv("ARENA_REFEREE_SPLIT", str(split))  # not the session's: it is read
     result = invoke("bench", "tournament", "--games", "1", "--jobs", "2", "--rounds", "1")
     assert_ok(result)
     out = result.stdout
@@ -358,6 +362,12 @@ def test_bench_tournament_prints_scaling_and_start_up_share() -> None:
     spread = _figure(r"^([\d.]+) games/s with 2 tables spread over 2 referee processes", out)
     ratio = _figure(r"^referee processes to one referee: ([\d.]+) \(games/s ratio\)$", out)
     assert spread > 0 and ratio > 0
+    # The faster split is recorded for arena run, whichever it was on this machine.
+    recorded = json.loads(split.read_text())["by_cores"]
+    (entry,) = recorded.values()
+    assert (entry["tables"], entry["spread_processes"]) == (2, 2)
+    assert entry["processes"] == (2 if entry["spread_ratio"] >= 1.05 else 1)
+    assert f"recorded as arena run's default: 2 tables on {entry['cores']} CPUs" in out
 
 
 # --- bad input: a clear message and a non-zero exit, never a traceback ----------------------

@@ -1,13 +1,17 @@
-"""Match executors: referee processes play the games one referee plays, each stored once;
-a match plays whole anywhere; stopping a run leaves no referee or bot process behind."""
+"""Match executors: referee processes play the games one referee plays, each stored once,
+and speak to the coordinator in typed messages only; a match plays whole anywhere;
+stopping a run leaves no referee or bot process behind."""
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,10 +24,22 @@ from arena.engine import GameKey
 from arena.engine.record import first_difference, without_times
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
-from arena.tournament.executor import (
-    LocalProcessExecutor,
-    play_match_collected,
-    referee_processes,
+from arena.tournament.executor import play_match_collected
+from arena.tournament.local import LocalProcessExecutor
+from arena.tournament.messages import (
+    GameFinished,
+    MatchFailed,
+    MatchFinished,
+    MatchLaunched,
+    OpenTables,
+    PlayMatch,
+    ProtocolError,
+    RefereeExited,
+    Report,
+    StopReferee,
+    read_command,
+    read_report,
+    send,
 )
 from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
@@ -57,16 +73,6 @@ def _no_stray_bots(tmp_path: Path) -> Iterator[None]:
     """Whatever a test asserts, it leaves no bot of its own running."""
     yield
     kill_bots(wait_for_no_bots(tmp_path, 3.0))
-
-
-@pytest.mark.parametrize(
-    ("jobs", "cores", "referees"),
-    [(1, 16, 1), (2, 16, 2), (8, 4, 4), (3, 16, 3), (2, 2, 1), (8, 2, 1), (5, 1, 1)],
-)
-def test_one_referee_process_per_core_where_cores_allow_never_more_than_tables(
-    jobs: int, cores: int, referees: int
-) -> None:
-    assert referee_processes(jobs, cores) == referees
 
 
 def test_the_tables_are_shared_out_within_one_of_each_other() -> None:
@@ -324,3 +330,116 @@ def test_referee_processes_lead_their_own_sessions_and_end_when_told() -> None:
     assert os.getsid(0) not in sessions
     assert len(cpu) == 2 and all(seconds > 0 for seconds in cpu)
     assert not [pid for pid in referees if pid in live_pids()]
+
+
+def test_a_pipe_carries_only_its_own_messages() -> None:
+    """What is not a message of its pipe (a tagged tuple, a report down the command pipe)
+    is refused as it is read; the messages themselves arrive equal."""
+    received, sent = multiprocessing.Pipe(duplex=False)
+    with received, sent:
+        send(sent, StopReferee())
+        assert read_command(received) == StopReferee()
+        sent.send(("launched", 0, None))
+        with pytest.raises(ProtocolError, match="tuple"):
+            read_report(received)
+        send(sent, MatchLaunched(3))
+        with pytest.raises(ProtocolError, match="MatchLaunched"):
+            read_command(received)
+        send(sent, RefereeExited(1.5))
+        assert read_report(received) == RefereeExited(1.5)
+
+
+def _referee_process() -> tuple[
+    subprocess.Popen[bytes],
+    multiprocessing.connection.Connection,
+    multiprocessing.connection.Connection,
+]:
+    """A referee process started by hand (``serve_referee`` on two pipes), as the
+    ``LocalProcessExecutor`` starts one; its commands' and its reports' ends."""
+    commands_out, commands_in = os.pipe()
+    results_out, results_in = os.pipe()
+    main = "from arena.tournament.local import serve_referee; serve_referee()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", main, str(commands_out), str(results_in)],
+        pass_fds=(commands_out, results_in),
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    os.close(commands_out)
+    os.close(results_in)
+    commands = multiprocessing.connection.Connection(commands_in, readable=False)
+    results = multiprocessing.connection.Connection(results_out, writable=False)
+    return process, commands, results
+
+
+def _next_report(results: multiprocessing.connection.Connection, timeout: float) -> Report:
+    assert results.poll(timeout), f"no report from the referee process in {timeout} s"
+    return read_report(results)
+
+
+@pytest.mark.timeout(120)
+def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> None:
+    """Told ``OpenTables`` then ``PlayMatch``, it reports the match's launch, each game not
+    skipped in order, its end; told ``StopReferee``, its own CPU, and exits cleanly."""
+    greedy, lowest = sample("greedy"), sample("lowest")
+    plan = MatchPlan(
+        match_id="t0-s1",
+        entrants=(greedy, lowest, lowest),
+        seeds=[GameKey.from_seed(21), GameKey.from_seed(22), GameKey.from_seed(23)],
+        log_dir=tmp_path / "logs",
+    )
+    process, commands, results = _referee_process()
+    try:
+        send(commands, OpenTables(tables=1, join_timeout=30.0))
+        send(commands, PlayMatch(ticket=7, plan=plan, skip=frozenset({1})))
+        reports = [_next_report(results, 60)]
+        while not isinstance(reports[-1], MatchFinished | MatchFailed):
+            reports.append(_next_report(results, 60))
+        send(commands, StopReferee())
+        exited = _next_report(results, 30)
+        code = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        commands.close()
+        results.close()
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    assert [type(r) for r in reports] == [
+        MatchLaunched,
+        GameFinished,
+        GameFinished,
+        MatchFinished,
+    ], (reports, stderr)
+    assert {r.ticket for r in reports if not isinstance(r, RefereeExited)} == {7}
+    games = [r.result for r in reports if isinstance(r, GameFinished)]
+    assert [g.game_index for g in games] == [0, 2]
+    done = reports[-1]
+    assert isinstance(done, MatchFinished)
+    assert (done.outcome.match_id, done.outcome.games_played) == ("t0-s1", 2)
+    assert isinstance(exited, RefereeExited) and exited.cpu_seconds > 0
+    assert code == 0, stderr
+    assert not wait_for_no_bots(tmp_path, 3.0)
+
+
+@pytest.mark.timeout(60)
+def test_a_referee_process_told_something_else_says_so_and_exits() -> None:
+    """A first command that is not ``OpenTables`` (here: a tagged tuple, as the pipe
+    carried before its messages were typed) is refused: one line, exit status 2, and
+    its CPU still reported."""
+    process, commands, results = _referee_process()
+    try:
+        commands.send((2, 10.0))
+        exited = _next_report(results, 30)
+        code = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        commands.close()
+        results.close()
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    assert isinstance(exited, RefereeExited)
+    assert code == 2, stderr
+    assert "not a command to a referee process: tuple" in stderr
+    assert "Traceback" not in stderr

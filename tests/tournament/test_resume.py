@@ -20,6 +20,7 @@ import pytest
 
 from arena.engine import replay
 from arena.referee.server import SeatLink
+from arena.tournament.executor import InProcessExecutor
 from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, TournamentRunner
 from arena.tournament.schedule import RunKey, round_robin
@@ -254,7 +255,9 @@ def test_a_cancel_arriving_with_a_bot_answer_still_stops_the_run(tmp_path: Path)
     seat's inbox, before the table has read it. (On Python 3.11 ``asyncio.wait_for`` returns
     the result and drops the cancel at that moment; a run that loses it keeps playing and
     then waits forever for matches its cancelled launcher will never send.) The cancel is
-    scheduled from the real inbox of the real match; nothing else is replaced.
+    scheduled from the real inbox of the real match; nothing else is replaced. The run
+    plays on an executor the test makes (one referee in this process, as ``executor_for``
+    makes for one job), so that it can reach the matches under way.
     """
     config = RunConfig(
         entrants=(sample("random"), sample("greedy")),
@@ -276,13 +279,14 @@ def test_a_cancel_arriving_with_a_bot_answer_still_stops_the_run(tmp_path: Path)
                 if armed or progress.done < 1 or not started:
                     return
                 armed = True
-                for match in runner.matches:
+                for match in executor.matches:
                     for link in match.links:
                         _cancel_on_next_answer(
                             link, started[0], fired, lambda: runner.progress.done
                         )
 
-            runner = TournamentRunner(config, store, tmp_path / "logs", arm)
+            executor = InProcessExecutor(config.jobs, config.settings.join_timeout_s)
+            runner = TournamentRunner(config, store, tmp_path / "logs", arm, executor=executor)
             task = asyncio.ensure_future(runner.run())
             started.append(task)
             done, _ = await asyncio.wait([task], timeout=20)
