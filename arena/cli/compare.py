@@ -162,7 +162,6 @@ def compare(
         run_compare,
     )
     from arena.tournament.executor import RefereeProcessError
-    from arena.tournament.results import ResultsStoreError, logs_beside
     from arena.tournament.runner import (
         MatchUnplayableError,
         RunBusyError,
@@ -171,6 +170,7 @@ def compare(
     )
     from arena.tournament.schedule import ScheduleError
     from arena.tournament.sequential import Sprt
+    from arena.tournament.store import ResultsStoreError, logs_beside
 
     try:
         test = Sprt(margin=margin, alpha=alpha, beta=beta)

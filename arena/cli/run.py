@@ -147,7 +147,6 @@ def run(
 
     from arena.referee.table import TableSettings
     from arena.tournament.executor import RefereeProcessError, referee_processes
-    from arena.tournament.results import ResultsStoreError, entrant_label, logs_beside
     from arena.tournament.runner import (
         MatchUnplayableError,
         RunBusyError,
@@ -157,6 +156,7 @@ def run(
         run_tournament,
     )
     from arena.tournament.schedule import ScheduleError, choose_schedule
+    from arena.tournament.store import ResultsStoreError, entrant_label, logs_beside
 
     names = list(entrants or [])
     if all_registered:

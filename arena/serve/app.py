@@ -30,8 +30,8 @@ from arena.referee.table import TableSettings
 from arena.tournament.bundle import game_bundle
 from arena.tournament.compare import UnitTally, compare_outcome
 from arena.tournament.executor import MatchExecutor
-from arena.tournament.results import ResultsStore, logs_beside
 from arena.tournament.sequential import Sprt
+from arena.tournament.store import ResultsStore, logs_beside
 
 from . import pages
 from .builds import BuildQueue, QueueFull

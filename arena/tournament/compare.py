@@ -36,11 +36,11 @@ from arena.referee.result import GameResult
 
 from .executor import MatchExecutor
 from .resample import SeedRatio
-from .results import ResultsStore
 from .runner import OnNotice, RunConfig, run_tournament
 from .schedule import ScheduledMatch, SchedulePlan, seatings, triples
 from .sequential import Sprt, SprtState, Verdict, group_score
 from .stats import GameOutcome, SeededOutcome, finishing_positions, seed_rate_interval
+from .store import ResultsStore
 
 __all__ = [
     "DEFAULT_DESIGN",

@@ -8,7 +8,6 @@ from typing import Any, Final
 
 from arena.tournament.ratings import RATING_REPLICATES, Rating, fit_ratings
 from arena.tournament.resample import REPLICATES
-from arena.tournament.results import ResultsStore, RunInfo
 from arena.tournament.stats import (
     MIN_SEEDS_FOR_INTERVAL,
     HeadToHead,
@@ -16,6 +15,7 @@ from arena.tournament.stats import (
     head_to_head,
     standings,
 )
+from arena.tournament.store import ResultsStore, RunInfo
 
 PAR = 1 / 3  # three teams: a bot no better than its opponents wins a third of its games
 

@@ -43,8 +43,8 @@ from arena.tournament.executor import (
     MatchExecutor,
     RefereeProcessError,
 )
-from arena.tournament.results import DuplicateGameError, ResultsStore, entrant_label
 from arena.tournament.schedule import RunKey, ScheduledMatch, SchedulePlan, schedule_size
+from arena.tournament.store import DuplicateGameError, ResultsStore, entrant_label
 from arena.wire.loop import run as run_loop
 
 # In every run's identity, so that a run dealt another way is never resumed with these deals.

@@ -24,8 +24,8 @@ from playwright.sync_api import Page
 
 from arena.present.html.compare import VERDICT_TEXT
 from arena.tournament.compare import UnitTally
-from arena.tournament.results import ResultsStore
 from arena.tournament.sequential import Sprt
+from arena.tournament.store import ResultsStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_bots"

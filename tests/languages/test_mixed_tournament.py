@@ -11,8 +11,8 @@ from arena.bots import load_bot
 from arena.bots.build import BotCache, BotOptions
 from arena.bots.samples import sample_bots_dir
 from arena.engine import replay
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.store import ResultsStore
 
 
 @pytest.mark.timeout(900)

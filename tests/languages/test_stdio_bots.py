@@ -22,8 +22,8 @@ from arena.bots.build import BUILD_LOG, BotCache, BotOptions
 from arena.bots.samples import sample_bots_dir
 from arena.engine import replay
 from arena.referee.result import GameResult
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.store import ResultsStore
 
 from .common import check_first_team_clean, play_match
 

@@ -23,14 +23,14 @@ from arena.engine import GameKey
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import GameResult, SeatStats
 from arena.tournament import stats
-from arena.tournament.results import (
-    _MIGRATION_FROM_1,
+from arena.tournament.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     DuplicateGameError,
     ResultsStore,
     ResultsStoreError,
 )
+from arena.tournament.store.schema import _MIGRATION_FROM_1
 
 from .helpers import entrants, find_game, runs
 
@@ -604,7 +604,7 @@ _CHILD = textwrap.dedent(
     from pathlib import Path
     from arena.engine import GameKey
     from arena.referee.result import GameResult, SeatStats
-    from arena.tournament.results import ResultsStore
+    from arena.tournament.store import ResultsStore
 
     store = ResultsStore.open(Path(sys.argv[1]))
     store.start_run("crash", 1, {}, bytes(32))

@@ -17,10 +17,10 @@ import pytest
 
 from arena.engine import replay
 from arena.tournament.report import build_report
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, run_tournament
 from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
 from arena.tournament.stats import MIN_SEEDS_FOR_INTERVAL
+from arena.tournament.store import ResultsStore
 
 from .helpers import (
     StoredGame,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee.policy import Fault, FaultKind
-from arena.tournament.results import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
+from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
 
 from .test_results import KEY, RUN, make_game
 

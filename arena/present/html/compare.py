@@ -20,8 +20,8 @@ from typing import Final
 
 from arena.present.compare import unit_name
 from arena.tournament.compare import CompareOutcome, UnitTally
-from arena.tournament.results import ResultsStore
 from arena.tournament.sequential import SprtState
+from arena.tournament.store import ResultsStore
 
 from .report import (
     INSTRUCTIVE_GAMES,

@@ -35,7 +35,7 @@ import numpy as np
 from arena.present.display import percent_interval, rating_interval
 from arena.present.html.page import content_security_policy, script_json
 from arena.tournament.report import INTERVALS, PAR, RunReport, build_report
-from arena.tournament.results import ResultsStore, StoredGame
+from arena.tournament.store import ResultsStore, StoredGame
 
 __all__ = [
     "CLOSE_MARGIN",
