@@ -1,15 +1,15 @@
-"""SQLite results store of tournament runs: runs, entrants, matches, games, seat stats and
-faults.
+"""SQLite results store of tournament runs: runs, entrants, matches, games, seat stats,
+faults and decision times.
 
 One file holds any number of runs. A game is written in a single transaction together with its
-per-seat statistics and its faults, so after any crash the file holds whole
+per-seat statistics, its faults and its decision times, so after any crash the file holds whole
 games only, and ``completed_games`` tells a resumed run exactly which games still have to be
 played.
 
 The store is three modules behind one handle, ``ResultsStore``: :mod:`.schema` (the tables, the
 version and the upgrades of old stores, run when a file is opened), :mod:`.writes` (everything
 that writes) and :mod:`.queries` (everything the report, compare, serve and the command line
-read).
+read). docs/GAME_RECORD.md documents every table and column.
 
 Threading: a ``ResultsStore`` wraps one ``sqlite3.Connection`` and must only be used from the
 thread that opened it (sqlite3's default ``check_same_thread`` enforces this). Several processes
@@ -150,7 +150,7 @@ class ResultsStore:
         writes.finish_match(self._conn, run_id, match_key)
 
     def record_game(self, run_id: str, match_key: str, game: GameResult) -> int:
-        """Store a finished game with its seat stats and faults, in one
+        """Store a finished game with its seat stats, faults and decision times, in one
         transaction; returns the game's id. ``DuplicateGameError`` if it is already stored."""
         return writes.record_game(self._conn, run_id, match_key, game)
 
@@ -223,3 +223,11 @@ class ResultsStore:
     def seat_times(self, run_id: str) -> list[SeatTimes]:
         """Each seat's decision times in each game of the run (seat_stats)."""
         return queries.seat_times(self._conn, run_id)
+
+    def untimed_games(self, run_id: str) -> int:
+        """How many games of the run time none of their decisions (decision_times)."""
+        return queries.untimed_games(self._conn, run_id)
+
+    def decision_seconds(self, run_id: str) -> dict[str, list[float]]:
+        """Entrant label → the time of each of its timed decisions in the run's games."""
+        return queries.decision_seconds(self._conn, run_id)

@@ -24,6 +24,7 @@ __all__ = [
     "StoredGame",
     "completed_games",
     "deal_key",
+    "decision_seconds",
     "entrant_game_rows",
     "entrant_label",
     "fault_counts",
@@ -40,6 +41,7 @@ __all__ = [
     "run",
     "seat_times",
     "seeded_outcomes",
+    "untimed_games",
 ]
 
 RunStatus = Literal["running", "finished", "interrupted"]
@@ -408,6 +410,43 @@ def seat_times(conn: sqlite3.Connection, run_id: str) -> list[SeatTimes]:
         (run_id,),
     ).fetchall()
     return [SeatTimes(entrant_label(n, v), d, total, top) for n, v, d, total, top in rows]
+
+
+def untimed_games(conn: sqlite3.Connection, run_id: str) -> int:
+    """How many games of the run time none of their decisions in ``decision_times``: games
+    whose records list no decisions (stored before record version 3) and games whose
+    decisions nobody was asked for (the engine alone, auto-played seats)."""
+    row = conn.execute(
+        """
+        SELECT COUNT(*) FROM games g
+        WHERE g.run_id = ? AND NOT EXISTS (
+            SELECT 1 FROM decision_times d WHERE d.game_id = g.id AND d.seconds IS NOT NULL
+        )
+        """,
+        (run_id,),
+    ).fetchone()
+    return int(row[0])
+
+
+def decision_seconds(conn: sqlite3.Connection, run_id: str) -> dict[str, list[float]]:
+    """Entrant label → the time of each of its timed decisions in the run's games, from
+    ``decision_times`` (no record is opened); an entrant with no timed decision is absent."""
+    rows = conn.execute(
+        """
+        SELECT e.name, e.version, d.seconds
+        FROM games g
+        JOIN decision_times d ON d.game_id = g.id
+        JOIN seat_stats s ON s.game_id = d.game_id AND s.seat = d.seat
+        JOIN entrants e ON e.id = s.entrant_id
+        WHERE g.run_id = ? AND d.seconds IS NOT NULL
+        ORDER BY d.game_id, d.deal_number, d.decision_index
+        """,
+        (run_id,),
+    ).fetchall()
+    seconds: dict[str, list[float]] = {}
+    for name, version, value in rows:
+        seconds.setdefault(entrant_label(name, version), []).append(value)
+    return seconds
 
 
 def _run_info(row: tuple[Any, ...]) -> RunInfo:

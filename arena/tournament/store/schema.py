@@ -3,13 +3,14 @@ record, and the in-place upgrades of stores written by earlier arenas.
 
 ``prepare`` is the one way in: it checks that a file is a results store of a version this
 code knows (or new), upgrades an old one step by step, each step in one transaction, and
-creates the schema of a new one.
+creates the schema of a new one. docs/GAME_RECORD.md documents every table and column.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 import sqlite3
 import zlib
@@ -19,19 +20,28 @@ from typing import Any, Final
 
 __all__ = [
     "APPLICATION_ID",
+    "DECISION_KINDS",
+    "INSERT_DECISION_TIME",
     "SCHEMA_VERSION",
+    "DecisionTime",
     "ResultsStoreError",
     "compress_record",
+    "decision_times",
     "decompress_record",
     "prepare",
 ]
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 # Written to the SQLite header so that an unrelated database that happens to carry the same
 # user_version is not mistaken for a results store. The bytes spell "SchA".
 APPLICATION_ID: Final = 0x53636841
 
 _ZLIB_LEVEL: Final = 6
+
+# What a decision can be asked for: the engine's DecisionKind values (docs/GAME_RECORD.md,
+# *Decisions*), spelled out here and in the CHECK of decision_times, whose DDL must not
+# change when the engine does.
+DECISION_KINDS: Final = ("bid", "trump", "discard", "play")
 
 # One row per ``policy.Fault``, a column per field (its game index is its game's).
 # decision_index is the index, in the "decisions" of deal deal_number of the game's
@@ -56,6 +66,27 @@ _FAULTS_TABLE: Final = (
     f"CREATE TABLE faults ({_FAULT_COLUMNS_V3},\n        {_DECISION_INDEX}\n    ) STRICT"
 )
 _FAULTS_INDEX: Final = "CREATE INDEX faults_by_game ON faults (game_id)"
+
+# One row per decision of a stored game, as its record lists them: decision decision_index
+# of the "decisions" of deal deal_number (the same pair a fault's row names), with the seat
+# asked, what for, and the bot's time (NULL where nobody was asked). The reports draw
+# decision-time distributions from it without opening a record. The key's order serves
+# the only lookup, a game's decisions; WITHOUT ROWID keeps the rows in that order.
+_DECISION_TIMES_TABLE: Final = """
+    CREATE TABLE decision_times (
+        game_id        INTEGER NOT NULL REFERENCES games (id),
+        deal_number    INTEGER NOT NULL CHECK (deal_number >= 1),
+        decision_index INTEGER NOT NULL CHECK (decision_index >= 0),
+        seat           INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
+        kind           TEXT NOT NULL CHECK (kind IN ('bid', 'trump', 'discard', 'play')),
+        seconds        REAL CHECK (seconds IS NULL OR seconds >= 0),
+        PRIMARY KEY (game_id, deal_number, decision_index)
+    ) STRICT, WITHOUT ROWID
+    """
+INSERT_DECISION_TIME: Final = """
+    INSERT INTO decision_times (game_id, deal_number, decision_index, seat, kind, seconds)
+    VALUES (?, ?, ?, ?, ?, ?)
+    """
 
 # STRICT tables make SQLite reject values of the wrong type instead of silently storing them.
 _SCHEMA: Final[tuple[str, ...]] = (
@@ -131,6 +162,7 @@ _SCHEMA: Final[tuple[str, ...]] = (
     """,
     _FAULTS_TABLE,
     _FAULTS_INDEX,
+    _DECISION_TIMES_TABLE,
 )
 
 
@@ -152,6 +184,48 @@ def decompress_record(blob: bytes) -> Any:
     """The JSON value a ``games.record`` column holds (``zlib.error`` or ``ValueError`` if
     it holds none)."""
     return json.loads(zlib.decompress(blob).decode("utf-8"))
+
+
+# (deal_number, decision_index, seat, kind, seconds): a decision_times row but its game id.
+DecisionTime = tuple[int, int, int, str, float | None]
+
+
+def decision_times(record: Mapping[str, Any]) -> list[DecisionTime]:
+    """Every decision of a game record, in its order, as the ``decision_times`` table keeps
+    it; none for a record before version 3, whose deals list no decisions.
+
+    ``ValueError`` for a decision that is not of the documented form (docs/GAME_RECORD.md,
+    *Decisions*), which the table would refuse or misread.
+    """
+    deals = record.get("deals")
+    if not isinstance(deals, list):
+        return []
+    rows: list[DecisionTime] = []
+    for number, deal in enumerate(deals, start=1):
+        decisions = deal.get("decisions") if isinstance(deal, dict) else None
+        if decisions is None:
+            continue
+        if not isinstance(decisions, list):
+            raise ValueError(f"deal {number} of the record has decisions that are not a list")
+        for index, decision in enumerate(decisions):
+            seat, kind, seconds = _decision_time(decision, f"deal {number} decision {index}")
+            rows.append((number, index, seat, kind, seconds))
+    return rows
+
+
+def _decision_time(decision: Any, where: str) -> tuple[int, str, float | None]:
+    if not isinstance(decision, dict):
+        raise ValueError(f"{where} of the record is not an object")
+    seat, kind, seconds = decision.get("seat"), decision.get("kind"), decision.get("seconds")
+    if type(seat) is not int or not 0 <= seat <= 5:
+        raise ValueError(f"{where} of the record has seat {seat!r}, not a seat 0..5")
+    if kind not in DECISION_KINDS:
+        raise ValueError(f"{where} of the record has kind {kind!r}, not one of {DECISION_KINDS}")
+    if seconds is None:
+        return seat, kind, None
+    if type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"{where} of the record has seconds {seconds!r}, not null or >= 0")
+    return seat, kind, float(seconds)
 
 
 # -- opening: check, upgrade, create -------------------------------------------------------------
@@ -296,11 +370,31 @@ def _migrate_from_3(conn: sqlite3.Connection) -> None:
     conn.execute(f"ALTER TABLE faults ADD COLUMN {_DECISION_INDEX}")
 
 
+# Version 5 keeps every decision's time in decision_times, which the upgrade fills once
+# from the records already stored: each record is opened here and never again for its
+# times. A record that lists no decisions (before version 3) gets no rows; so does one
+# that cannot be read or whose decisions are not of the documented form, rather than
+# leaving the store unopenable: its game then counts as untimed, as it did before.
+def _migrate_from_4(conn: sqlite3.Connection) -> None:
+    conn.execute(_DECISION_TIMES_TABLE)
+    # The ids first, then one record at a time: the whole column may not fit in memory.
+    game_ids = [row[0] for row in conn.execute("SELECT id FROM games ORDER BY id").fetchall()]
+    for game_id in game_ids:
+        (blob,) = conn.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        try:
+            record = decompress_record(blob)
+            times = decision_times(record) if isinstance(record, dict) else []
+        except (zlib.error, ValueError):
+            continue
+        conn.executemany(INSERT_DECISION_TIME, [(game_id, *time) for time in times])
+
+
 # Each step upgrades a store of its version to the next; they run in this order.
 _UPGRADES: Final[tuple[tuple[int, Callable[[sqlite3.Connection], None]], ...]] = (
     (1, _migrate_from_1),
     (2, _migrate_from_2),
     (3, _migrate_from_3),
+    (4, _migrate_from_4),
 )
 
 

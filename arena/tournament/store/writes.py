@@ -1,5 +1,5 @@
 """Everything that writes to a results store: entrants, runs, matches, and each finished
-game with its seat statistics and faults.
+game with its seat statistics, faults and decision times.
 
 Each function takes the store's connection and writes in one transaction of its own
 (``transaction``), so after any crash the file holds whole games only.
@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 
 from arena.referee.result import GameResult
 
-from .schema import ResultsStoreError, compress_record
+from .schema import INSERT_DECISION_TIME, ResultsStoreError, compress_record, decision_times
 
 __all__ = [
     "DuplicateGameError",
@@ -169,13 +169,15 @@ def finish_match(conn: sqlite3.Connection, run_id: str, match_key: str) -> None:
 
 
 def record_game(conn: sqlite3.Connection, run_id: str, match_key: str, game: GameResult) -> int:
-    """Store a finished game with its seat stats and faults; returns the game's id.
+    """Store a finished game with its seat stats, faults and decision times; returns the
+    game's id.
 
     All rows go in one transaction that is committed when this returns, so a game is either
     fully stored or not at all. Raises ``DuplicateGameError`` if the game is already stored,
     ``ValueError`` (before writing anything) for a malformed result.
     """
     _validate_game(game)
+    times = decision_times(game.record)  # ValueError for a malformed decision
     team_points = game.team_points
     blob = compress_record(game.record)
     finished_at = game.finished_at if game.finished_at is not None else _now()
@@ -264,6 +266,7 @@ def record_game(conn: sqlite3.Connection, run_id: str, match_key: str, game: Gam
                 for f in game.faults
             ],
         )
+        conn.executemany(INSERT_DECISION_TIME, [(game_id, *time) for time in times])
     return game_id
 
 
