@@ -21,7 +21,7 @@ from arena.present.safe_text import literal
 if TYPE_CHECKING:
     from arena.bots import BotSpec
     from arena.bots.build import BotOptions
-    from arena.tournament.results import ResultsStore
+    from arena.tournament.store import ResultsStore
 
 # soft_wrap: messages and paths stay on one line whatever the terminal's width.
 console = Console(soft_wrap=True)
@@ -299,7 +299,7 @@ def prepare_entrants(specs: list[BotSpec], options: BotOptions) -> list[BotSpec]
 
 
 def open_store(db: Path, create: bool = True) -> ResultsStore:
-    from arena.tournament.results import ResultsStore, ResultsStoreError
+    from arena.tournament.store import ResultsStore, ResultsStoreError
 
     try:
         return ResultsStore.open(db, create=create)

@@ -142,7 +142,6 @@ def compare(
         run_compare,
     )
     from arena.tournament.local import RefereeProcessError
-    from arena.tournament.results import ResultsStoreError, logs_beside
     from arena.tournament.runner import (
         MatchUnplayableError,
         RunBusyError,
@@ -150,6 +149,7 @@ def compare(
         check_free,
     )
     from arena.tournament.schedule import ScheduleError
+    from arena.tournament.store import ResultsStoreError, logs_beside
 
     try:
         test = Sprt(margin=margin, alpha=alpha, beta=beta)

@@ -56,7 +56,7 @@ def play(
     from arena.referee.policy import ArenaTrouble
     from arena.referee.table import TableSettings
     from arena.tournament.play import play_one_game
-    from arena.tournament.results import entrant_label
+    from arena.tournament.store import entrant_label
 
     if len(entrants) != 3:
         fail(f"play takes three entrants (one per team), not {len(entrants)}")

@@ -127,7 +127,6 @@ def run(
 
     from arena.referee.table import TableSettings
     from arena.tournament.local import RefereeProcessError
-    from arena.tournament.results import ResultsStoreError, entrant_label, logs_beside
     from arena.tournament.runner import (
         MatchUnplayableError,
         RunBusyError,
@@ -137,6 +136,7 @@ def run(
         run_tournament,
     )
     from arena.tournament.schedule import ScheduleError, choose_schedule
+    from arena.tournament.store import ResultsStoreError, entrant_label, logs_beside
 
     names = list(entrants or [])
     if all_registered:

@@ -24,8 +24,8 @@ from arena.present.live import LiveProgress
 from arena.present.safe_text import literal, printable
 from arena.stats.ratings import Rating
 from arena.tournament.report import PAR, RunReport
-from arena.tournament.results import entrant_label
 from arena.tournament.runner import RunProgress
+from arena.tournament.store import entrant_label
 
 if TYPE_CHECKING:
     from arena.tournament.play import PlayResult

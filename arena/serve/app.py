@@ -31,7 +31,7 @@ from arena.stats.comparison import UnitTally, compare_outcome
 from arena.stats.sequential import Sprt
 from arena.tournament.bundle import game_bundle
 from arena.tournament.executor import MatchExecutor
-from arena.tournament.results import ResultsStore, logs_beside
+from arena.tournament.store import ResultsStore, logs_beside
 
 from . import pages
 from .builds import BuildQueue, QueueFull

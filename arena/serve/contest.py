@@ -2,7 +2,7 @@
 ladder's rounds and state, in a second SQLite file beside the results database.
 
 A second file, not new tables in the results database: the results store's schema is
-versioned and migrated by :mod:`arena.tournament.results`, which refuses a database with
+versioned and migrated by :mod:`arena.tournament.store`, which refuses a database with
 tables it does not know, and ``arena report`` / ``arena replay`` read the ladder's games
 there as any run's. What is only the contest's lives here (``<db stem>-contest.db``).
 

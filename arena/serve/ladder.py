@@ -47,9 +47,9 @@ from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL
 from arena.tournament.executor import MatchExecutor
 from arena.tournament.registry import Registry
 from arena.tournament.report import RunReport, build_report
-from arena.tournament.results import DuplicateGameError, ResultsStore, logs_beside
 from arena.tournament.runner import DEALING, MATCH_ATTEMPTS, REPLAY_PAUSE_S
 from arena.tournament.schedule import RunKey, seatings
+from arena.tournament.store import DuplicateGameError, ResultsStore, logs_beside
 
 from .contest import ContestStore, Round, Version, registry_path
 

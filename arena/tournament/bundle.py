@@ -16,7 +16,7 @@ from arena.bots.manifest import read_log_tail
 from arena.engine.game import SEATS
 from arena.referee.policy import Fault
 
-from .results import GamePlace, ResultsStore, logs_beside
+from .store import GamePlace, ResultsStore, logs_beside
 
 __all__ = [
     "LOG_TAIL_LINES",

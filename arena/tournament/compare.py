@@ -39,9 +39,9 @@ from arena.stats.rates import GameOutcome, SeededOutcome
 from arena.stats.sequential import Sprt
 
 from .executor import MatchExecutor
-from .results import ResultsStore
 from .runner import OnNotice, RunConfig, run_tournament
 from .schedule import ScheduledMatch, SchedulePlan
+from .store import ResultsStore
 
 __all__ = [
     "BATCH_GAMES",

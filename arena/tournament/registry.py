@@ -20,7 +20,7 @@ from typing import Any
 from arena.bots import BotSpec, BotSpecError, load_bot
 from arena.bots.build import copy_bot_files
 from arena.bots.manifest import check_name, compute_version
-from arena.tournament.results import entrant_label
+from arena.tournament.store import entrant_label
 
 INDEX = "registry.json"
 

@@ -15,7 +15,7 @@ from arena.stats.rates import (
 )
 from arena.stats.ratings import RATING_REPLICATES, Rating, fit_ratings
 from arena.stats.resample import REPLICATES
-from arena.tournament.results import ResultsStore, RunInfo
+from arena.tournament.store import ResultsStore, RunInfo
 
 PAR = 1 / 3  # three teams: a bot no better than its opponents wins a third of its games
 

@@ -40,8 +40,8 @@ from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
 from arena.tournament.executor import MatchExecutor
 from arena.tournament.local import RefereeProcessError, local_executor
-from arena.tournament.results import DuplicateGameError, ResultsStore, entrant_label
 from arena.tournament.schedule import RunKey, ScheduledMatch, SchedulePlan, schedule_size
+from arena.tournament.store import DuplicateGameError, ResultsStore, entrant_label
 from arena.wire.loop import run as run_loop
 
 # In every run's identity, so that a run dealt another way is never resumed with these deals.

@@ -471,7 +471,7 @@ def test_play_with_two_entrants(tmp_path: Path) -> None:
 
 
 def _record_file(stored_run: StoredRun) -> tuple[dict[str, Any], bytes]:
-    from arena.tournament.results import ResultsStore
+    from arena.tournament.store import ResultsStore
 
     with ResultsStore.open(stored_run.db) as store:
         record = store.game_record(1)

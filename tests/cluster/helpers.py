@@ -22,8 +22,8 @@ from tournament.helpers import (
 )
 
 from arena.engine.record import without_times
-from arena.tournament.results import ResultsStore
 from arena.tournament.schedule import choose_schedule, round_robin
+from arena.tournament.store import ResultsStore
 
 # Deterministic players: the same deals give the same games wherever they are played.
 ENTRANTS = (str(sample_path("greedy")), str(sample_path("lowest")))

@@ -24,7 +24,7 @@ from arena.bots.samples import sample_bots_dir
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES, WORKDIR, sandbox_problem
 from arena.cli import app
 from arena.tournament.play import PlayResult, play_one_game
-from arena.tournament.results import logs_beside
+from arena.tournament.store import logs_beside
 
 BOTS = Path(__file__).resolve().parent / "bots"
 REPO = Path(__file__).resolve().parents[2]

@@ -42,8 +42,8 @@ from arena.engine import GameKey
 from arena.engine.cards import DECK_SIZE
 from arena.engine.record import without_times
 from arena.tournament.play import read_record
-from arena.tournament.results import ResultsStore
 from arena.tournament.schedule import RunKey
+from arena.tournament.store import ResultsStore
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = str(sample_bots_dir() / "random")

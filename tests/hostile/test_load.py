@@ -21,9 +21,9 @@ import pytest
 from tournament.helpers import game_ids, integrity_check, run_statuses, stored_keys
 
 from arena.engine import replay
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, TournamentRunner
 from arena.tournament.schedule import round_robin, schedule_size
+from arena.tournament.store import ResultsStore
 
 from .helpers import (
     CLEANUP_S,

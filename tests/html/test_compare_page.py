@@ -25,7 +25,7 @@ from playwright.sync_api import Page
 from arena.present.html.compare import VERDICT_TEXT
 from arena.stats.comparison import UnitTally
 from arena.stats.sequential import Sprt
-from arena.tournament.results import ResultsStore
+from arena.tournament.store import ResultsStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_bots"

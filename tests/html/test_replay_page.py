@@ -40,7 +40,7 @@ from arena.engine.record import (
 from arena.present.html.replay import bundle_of_record, render_replay, replay_document, write_replay
 from arena.tournament.bundle import GameBundle, SiblingGame, game_bundle
 from arena.tournament.play import write_record
-from arena.tournament.results import ResultsStore
+from arena.tournament.store import ResultsStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_bots"

@@ -36,7 +36,7 @@ from arena.present.html.report import (
     replay_directory,
     write_report,
 )
-from arena.tournament.results import ResultsStore, StoredGame
+from arena.tournament.store import ResultsStore, StoredGame
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ENTRANTS = (

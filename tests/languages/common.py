@@ -16,8 +16,8 @@ from arena.engine import replay
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
 from arena.referee.table import Table, TableSettings
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.store import ResultsStore
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = sample_bots_dir() / "random"

@@ -22,7 +22,7 @@ from bots.helpers import live_processes, wait_until_none
 from arena.bots import BotSpec, load_bot
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import SeatStats
-from arena.tournament.results import ResultsStore, RunInfo, entrant_label
+from arena.tournament.store import ResultsStore, RunInfo, entrant_label
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"

@@ -18,7 +18,7 @@ from arena.cli import app
 from arena.engine import Game, to_record
 from arena.engine.randomplay import random_action
 from arena.tournament.play import read_record, write_record
-from arena.tournament.results import ResultsStore
+from arena.tournament.store import ResultsStore
 
 from .test_results import KEY, RUN, make_game
 

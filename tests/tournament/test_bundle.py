@@ -21,8 +21,8 @@ from arena.bots import load_bot
 from arena.engine import replay
 from arena.referee.table import TableSettings
 from arena.tournament.bundle import LOG_TAIL_LINES, game_bundle, run_game_ids
-from arena.tournament.results import ResultsStore, entrant_label
 from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.store import ResultsStore, entrant_label
 
 from .helpers import REPO_ROOT, sample
 from .test_results import KEY, RUN, make_game

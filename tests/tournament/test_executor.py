@@ -41,9 +41,9 @@ from arena.tournament.messages import (
     read_report,
     send,
 )
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
 from arena.tournament.schedule import round_robin
+from arena.tournament.store import ResultsStore
 from arena.wire.loop import run as run_loop
 
 from .helpers import (

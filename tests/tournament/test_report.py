@@ -18,7 +18,7 @@ from arena.present.display import render_report
 from arena.referee.result import GameResult, SeatStats
 from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL
 from arena.tournament.report import RunReport, build_report
-from arena.tournament.results import ResultsStore
+from arena.tournament.store import ResultsStore
 
 RUN = "run-1"
 KEY = bytes(range(32))

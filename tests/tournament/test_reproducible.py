@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from arena.engine.record import first_difference, without_times
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.store import ResultsStore
 
 from .helpers import find_game, game_ids, sample
 

@@ -23,14 +23,14 @@ from arena.engine import GameKey
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import GameResult, SeatStats
 from arena.stats import rates as stats
-from arena.tournament.results import (
-    _MIGRATION_FROM_1,
+from arena.tournament.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     DuplicateGameError,
     ResultsStore,
     ResultsStoreError,
 )
+from arena.tournament.store.schema import _MIGRATION_FROM_1
 
 from .helpers import entrants, find_game, runs
 
@@ -339,7 +339,7 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
         assert s.deal_key(RUN) == KEY
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
         assert "seed" not in columns
         fault_columns = [row[1] for row in conn.execute("PRAGMA table_info(faults)")]
@@ -604,7 +604,7 @@ _CHILD = textwrap.dedent(
     from pathlib import Path
     from arena.engine import GameKey
     from arena.referee.result import GameResult, SeatStats
-    from arena.tournament.results import ResultsStore
+    from arena.tournament.store import ResultsStore
 
     store = ResultsStore.open(Path(sys.argv[1]))
     store.start_run("crash", 1, {}, bytes(32))

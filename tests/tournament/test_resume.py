@@ -21,9 +21,9 @@ import pytest
 from arena.engine import replay
 from arena.referee.server import SeatLink
 from arena.tournament.executor import InProcessExecutor
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, TournamentRunner
 from arena.tournament.schedule import RunKey, round_robin
+from arena.tournament.store import ResultsStore
 
 from .helpers import (
     arena_command,

@@ -18,9 +18,9 @@ import pytest
 from arena.engine import replay
 from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL
 from arena.tournament.report import build_report
-from arena.tournament.results import ResultsStore
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, run_tournament
 from arena.tournament.schedule import RunKey, ScheduledMatch, round_robin, schedule_size
+from arena.tournament.store import ResultsStore
 
 from .helpers import (
     StoredGame,
@@ -172,6 +172,40 @@ def test_seat_statistics_agree_with_the_record(finished: FinishedRun) -> None:
             assert deal["scores"] is not None, where
         if played:
             assert played[-1]["scores"] == list(game.scores), where
+
+
+def test_decision_times_are_the_records_and_add_up_to_the_seat_statistics(
+    finished: FinishedRun,
+) -> None:
+    """Each game's decision_times rows are its record's decisions, and a seat's times in
+    them sum to its seat_stats (a stalled request, untimed in both, counts there alone)."""
+    conn = sqlite3.connect(f"file:{finished.config.db_path}?mode=ro", uri=True)
+    try:
+        for game, record in finished.games():
+            where = f"game {game.id} ({game.match_key} #{game.game_index})"
+            rows = conn.execute(
+                """
+                SELECT deal_number, decision_index, seat, kind, seconds FROM decision_times
+                WHERE game_id = ? ORDER BY deal_number, decision_index
+                """,
+                (game.id,),
+            ).fetchall()
+            assert rows == [
+                (number, index, d["seat"], d["kind"], d["seconds"])
+                for number, deal in enumerate(record["deals"], start=1)
+                for index, d in enumerate(deal["decisions"])
+            ], where
+            for seat in game.seats:
+                timed = [r[4] for r in rows if r[2] == seat.seat and r[4] is not None]
+                stalled = any(
+                    f.seat == seat.seat and f.kind.value == "stalled" for f in game.faults
+                )
+                assert len(timed) <= seat.decisions, where
+                assert stalled or len(timed) == seat.decisions, where
+                assert sum(timed) == pytest.approx(seat.decision_seconds_total), where
+                assert max(timed, default=0.0) == pytest.approx(seat.decision_seconds_max), where
+    finally:
+        conn.close()
 
 
 def test_standings_add_up(finished: FinishedRun) -> None:

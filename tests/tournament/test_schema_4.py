@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee.policy import Fault, FaultKind
-from arena.tournament.results import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
+from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
 
 from .test_results import KEY, RUN, make_game
 
@@ -90,7 +90,7 @@ def fault_columns(path: Path) -> list[tuple[str, str, int]]:
 def test_a_version_3_store_is_upgraded_in_place_with_null_decision_indexes(
     tmp_path: Path,
 ) -> None:
-    """Opened, a version 3 store becomes version 4: its faults keep every field and get no
+    """Opened, a version 3 store is upgraded through 4: its faults keep every field and get no
     decision index (its records list no decisions to point at); new games store theirs."""
     path = tmp_path / "v3.db"
     version_3_store(path)
@@ -119,7 +119,7 @@ def test_a_version_3_store_is_upgraded_in_place_with_null_decision_indexes(
         assert store.game_faults(game_id) == [fault]
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(faults)")}

@@ -21,7 +21,7 @@ from typing import Final
 from arena.present.compare import unit_name
 from arena.stats.comparison import CompareOutcome, UnitTally
 from arena.stats.sequential import SprtState
-from arena.tournament.results import ResultsStore
+from arena.tournament.store import ResultsStore
 
 from .report import (
     INSTRUCTIVE_GAMES,

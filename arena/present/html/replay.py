@@ -51,7 +51,7 @@ from arena.engine.record import RecordedDeals, recorded_actions, start_game, tex
 from arena.present.html.page import content_security_policy, script_json
 from arena.present.safe_text import printable
 from arena.tournament.bundle import GameBundle, SiblingGame, seat_log_tails
-from arena.tournament.results import entrant_label
+from arena.tournament.store import entrant_label
 
 __all__ = [
     "DOCUMENT_FORMAT",

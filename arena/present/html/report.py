@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final, Literal
 from urllib.parse import quote
 
 import numpy as np
@@ -35,7 +35,7 @@ import numpy as np
 from arena.present.display import percent_interval, rating_interval
 from arena.present.html.page import content_security_policy, script_json
 from arena.tournament.report import INTERVALS, PAR, RunReport, build_report
-from arena.tournament.results import ResultsStore, StoredGame
+from arena.tournament.store import ResultsStore, StoredGame
 
 __all__ = [
     "CLOSE_MARGIN",
@@ -92,8 +92,9 @@ class ReportPage:
     games: list[StoredGame]
     faults: dict[str, dict[str, int]]  # entrant → fault kind → count
     times: list[DecisionTimes]
-    # True when the records carry no per-decision times: each sample is then one seat's mean
-    # over one game (seat_stats), and the largest is the slowest single decision.
+    # True when some game of the run times none of its decisions (decision_times): each
+    # sample is then one seat's mean over one game (seat_stats), and the largest is the
+    # slowest single decision.
     per_seat_game: bool
     # Game id → why it is worth watching; every game of a small run, reasons or not.
     instructive: dict[int, tuple[Reason, ...]] = field(default_factory=dict)
@@ -196,18 +197,11 @@ def collect_page(store: ResultsStore, run_id: str | None = None) -> ReportPage:
 def _decision_times(
     store: ResultsStore, run_id: str, games: Sequence[StoredGame]
 ) -> tuple[list[DecisionTimes], bool]:
-    """Per decision from the records when every record times its decisions, else per seat and
-    game from seat_stats: one distribution never mixes the two."""
-    per_decision: dict[str, list[float]] = {}
-    for game in games:
-        timed = _record_decision_times(store.game_record(game.id))
-        if timed is None:
-            break
-        for seat, seconds in timed:
-            per_decision.setdefault(game.entrants_by_team[seat % 3], []).append(seconds)
-    else:
-        if games:
-            return _distributions(per_decision, {}), False
+    """Per decision (the store's decision_times, no record opened) when every game of the
+    run times some of its decisions, else per seat and game from seat_stats: one
+    distribution never mixes the two."""
+    if games and store.untimed_games(run_id) == 0:
+        return _distributions(store.decision_seconds(run_id), {}), False
     samples: dict[str, list[float]] = {}
     largest: dict[str, float] = {}
     for times in store.seat_times(run_id):
@@ -215,22 +209,6 @@ def _decision_times(
             samples.setdefault(times.entrant, []).append(times.seconds_total / times.decisions)
             largest[times.entrant] = max(largest.get(times.entrant, 0.0), times.seconds_max)
     return _distributions(samples, largest), True
-
-
-def _record_decision_times(record: dict[str, Any]) -> list[tuple[int, float]] | None:
-    """(seat, seconds) of every timed decision of a record; None if it times none of them
-    (a record before version 3, or a game whose decisions were not timed)."""
-    timed: list[tuple[int, float]] = []
-    for deal in record.get("deals", ()):
-        decisions = deal.get("decisions")
-        if not isinstance(decisions, list):
-            return None
-        timed += [
-            (d["seat"], float(d["seconds"]))
-            for d in decisions
-            if isinstance(d, dict) and isinstance(d.get("seconds"), int | float)
-        ]
-    return timed or None
 
 
 def _distributions(
