@@ -210,8 +210,8 @@ class Server:
             return None
         new, base = versions[-1]["entrant"], versions[-2]["entrant"]
         tally = UnitTally(new, base, "groups")  # the ladder plays the two in seed groups
-        for game in self.results.seeded_outcomes(self.ladder.run_id):
-            if set(game.outcome.entrants_by_team) == {new, base}:
+        for game in self.results.game_outcomes(self.ladder.run_id):
+            if set(game.entrants_by_team) == {new, base}:
                 tally.add(game)
         outcome = compare_outcome(self.ladder.run_id, tally, Sprt(), max_games=10**9)
         return outcome.to_json()

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .rates import GameOutcome, SeededOutcome
+from .rates import GameOutcome
 
 __all__ = ["games_from_json", "parser", "print_json", "read_json"]
 
@@ -38,7 +38,7 @@ def read_json(path: Path) -> Any:
     return json.load(sys.stdin) if str(path) == "-" else json.loads(path.read_text())
 
 
-def games_from_json(games: Sequence[dict[str, Any]]) -> list[SeededOutcome]:
+def games_from_json(games: Sequence[dict[str, Any]]) -> list[GameOutcome]:
     """Games as the module's doc describes them; a game that is not one raises ValueError."""
     outcomes = []
     for number, game in enumerate(games):
@@ -52,8 +52,9 @@ def games_from_json(games: Sequence[dict[str, Any]]) -> list[SeededOutcome]:
                 (by_team[0], by_team[1], by_team[2]),
                 (scores[0], scores[1], scores[2]),
                 None if winner is None else int(winner),
+                int(game["seed"]),
             )
-            outcomes.append(SeededOutcome(int(game["seed"]), outcome))
+            outcomes.append(outcome)
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"game {number} of the file is not a game ({error})") from error
     return outcomes

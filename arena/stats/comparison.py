@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from .rates import GameOutcome, SeededOutcome, finishing_positions, seed_rate_interval
+from .rates import GameOutcome, finishing_positions, seed_rate_interval
 from .resample import SeedRatio
 from .sequential import Sprt, SprtState, Verdict, group_score
 
@@ -119,34 +119,37 @@ class UnitTally:
     def games(self) -> int:
         return sum(len(group) for group in self._groups.values())
 
-    def add(self, game: SeededOutcome) -> float | None:
+    def add(self, game: GameOutcome) -> float | None:
         """Count one game; the group's score if this game completed it, else None."""
-        names = game.outcome.entrants_by_team
+        names = game.entrants_by_team
+        if game.seed is None:
+            raise CompareError(f"a game of {', '.join(names)} without its game seed")
+        seed = game.seed
         if set(names) != {self.new, self.base}:
             raise CompareError(
                 f"a game of {', '.join(names)} is no game of {self.new} and {self.base}"
             )
         expected = {
             tuple(self.new if e == NEW else self.base for e in seating)
-            for seating in unit_seatings(self.design, game.seed)
+            for seating in unit_seatings(self.design, seed)
         }
         if names not in expected:
             raise CompareError(
-                f"a game of {', '.join(names)} on seed {game.seed} is no game of this "
+                f"a game of {', '.join(names)} on seed {seed} is no game of this "
                 f"comparison's {'swap pairs' if self.design == 'pairs' else 'seed groups'}"
             )
-        group = self._groups.setdefault(game.seed, {})
+        group = self._groups.setdefault(seed, {})
         if names in group:
             return None
-        group[names] = game.outcome
+        group[names] = game
         if len(group) < unit_games(self.design):
             return None
         placings = [
             p for outcome in group.values() for p in pair_placings(outcome, self.new, self.base)
         ]
         score = group_score(placings)
-        self._scores[game.seed] = score
-        self._pairs[game.seed] = len(placings)
+        self._scores[seed] = score
+        self._pairs[seed] = len(placings)
         return score
 
     def scores(self) -> list[float]:
@@ -283,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = command.parse_args(argv)
     tally = UnitTally(args.new, args.base, args.design)
     for game in games_from_json(read_json(args.file)):
-        if set(game.outcome.entrants_by_team) == {args.new, args.base}:  # others: not theirs
+        if set(game.entrants_by_team) == {args.new, args.base}:  # others: not theirs
             tally.add(game)
     print_json(compare_outcome("by-hand", tally, Sprt(), args.max_games).to_json())
     return 0

@@ -1,6 +1,6 @@
 """Tournament statistics: win-rate intervals, standings and head-to-head tables (pure, no I/O).
 
-Everything here works on plain rows (``EntrantGameRow``, ``GameOutcome``, ``SeededOutcome``) so
+Everything here works on plain rows (``EntrantGameRow``, ``GameOutcome``) so
 that it can be fed from the results store, from a live run, or from hand-written tables in tests.
 
 A draw counts as half a win everywhere: ``score = wins + draws / 2`` and ``win_rate = score /
@@ -40,7 +40,6 @@ __all__ = [
     "GameOutcome",
     "HeadToHead",
     "Outcome",
-    "SeededOutcome",
     "Standing",
     "head_to_head",
     "seed_rate_interval",
@@ -250,23 +249,20 @@ def standings(rows: Iterable[EntrantGameRow]) -> list[Standing]:
 
 @dataclass(frozen=True)
 class GameOutcome:
-    """The result of one game as seen by the head-to-head table."""
+    """One game as the statistics see it: who held each team, the final scores, the
+    winner, and the game seed it was dealt from."""
 
     entrants_by_team: tuple[str, str, str]
     final_scores: tuple[int, int, int]
     winner: int | None  # winning team, None for a draw
+    # The game seed: the game's index in its run, which every seating of the run plays
+    # with the same cards (R3.1a), so that its games are one group of the seed bootstrap.
+    # None: unknown, and the game is a group of its own.
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.winner is not None and self.winner not in (0, 1, 2):
             raise ValueError(f"winner must be a team 0..2 or None, got {self.winner!r}")
-
-
-@dataclass(frozen=True)
-class SeededOutcome:
-    """A game's outcome and the game seed it was dealt from (its duplicate group, R3.1a)."""
-
-    seed: int
-    outcome: GameOutcome
 
 
 @dataclass(frozen=True)
@@ -303,7 +299,7 @@ def finishing_positions(game: GameOutcome) -> tuple[int, ...]:
     return tuple(sum(1 for other in keys if other > key) for key in keys)
 
 
-def head_to_head(games: Iterable[GameOutcome | SeededOutcome]) -> list[HeadToHead]:
+def head_to_head(games: Iterable[GameOutcome]) -> list[HeadToHead]:
     """Pairwise table for every ordered pair of distinct entrants that met, sorted by (a, b).
 
     Every (a team, b team) pair of a game counts; teams of one entrant are never compared.
@@ -320,11 +316,8 @@ def head_to_head(games: Iterable[GameOutcome | SeededOutcome]) -> list[HeadToHea
 
     pairs: dict[tuple[str, str], Pair] = {}
     for number, game in enumerate(games):
-        if isinstance(game, SeededOutcome):
-            group: object = game.seed
-            outcome = game.outcome
-        else:
-            group, outcome = ("game", number), game
+        group: object = game.seed if game.seed is not None else ("game", number)
+        outcome = game
         positions = finishing_positions(outcome)
         names = outcome.entrants_by_team
         met: set[tuple[str, str]] = set()

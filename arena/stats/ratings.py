@@ -28,19 +28,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .rates import MIN_SEEDS_FOR_INTERVAL, GameOutcome, SeededOutcome, finishing_positions
+from .rates import MIN_SEEDS_FOR_INTERVAL, GameOutcome, finishing_positions
 from .resample import expanded_tail, seed_weights
 
 __all__ = [
     "ELO_PER_NAT",
     "RATING_REPLICATES",
     "Rating",
-    "SeededOutcome",
     "fit_ratings",
     "fit_strengths",
     "pairwise_results",
@@ -129,11 +128,12 @@ def fit_strengths(wins: NDArray[np.float64]) -> NDArray[np.float64]:
     return centred.reshape((*wins.shape[:-2], n))
 
 
-def fit_ratings(
-    games: Sequence[SeededOutcome], replicates: int = RATING_REPLICATES
-) -> list[Rating]:
-    """Every entrant's rating with its interval, best first (then by name)."""
-    names = sorted({name for game in games for name in game.outcome.entrants_by_team})
+def fit_ratings(games: Sequence[GameOutcome], replicates: int = RATING_REPLICATES) -> list[Rating]:
+    """Every entrant's rating with its interval, best first (then by name); every game
+    needs its seed (the bootstrap resamples seeds)."""
+    if any(game.seed is None for game in games):
+        raise ValueError("ratings resample game seeds: a game without its seed")
+    names = sorted({name for game in games for name in game.entrants_by_team})
     if len(names) < 2:
         return []
     index = {name: i for i, name in enumerate(names)}
@@ -141,12 +141,13 @@ def fit_ratings(
     games_of = dict.fromkeys(names, 0)
     seeds_of: dict[str, set[int]] = {name: set() for name in names}
     for game in games:
-        wins = by_seed.setdefault(game.seed, np.zeros((len(names), len(names))))
-        for winner, loser in pairwise_results(game.outcome, index):
+        seed = cast(int, game.seed)
+        wins = by_seed.setdefault(seed, np.zeros((len(names), len(names))))
+        for winner, loser in pairwise_results(game, index):
             wins[winner, loser] += 1.0
-        for name in set(game.outcome.entrants_by_team):
+        for name in set(game.entrants_by_team):
             games_of[name] += 1
-            seeds_of[name].add(game.seed)
+            seeds_of[name].add(seed)
     seeds = sorted(by_seed)
     per_seed = np.array([by_seed[seed] for seed in seeds])  # seeds × entrants × entrants
     point = fit_strengths(per_seed.sum(axis=0))

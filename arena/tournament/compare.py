@@ -35,7 +35,7 @@ from arena.stats.comparison import (
     next_target,
     unit_games,
 )
-from arena.stats.rates import GameOutcome, SeededOutcome
+from arena.stats.rates import GameOutcome
 from arena.stats.sequential import Sprt
 
 from .executor import MatchExecutor
@@ -136,7 +136,7 @@ def check_config(config: CompareConfig) -> None:
         raise CompareError(f"--batch must be at least 1, not {config.batch}")
 
 
-def _stored_games(store: ResultsStore, config: CompareConfig) -> Iterable[SeededOutcome]:
+def _stored_games(store: ResultsStore, config: CompareConfig) -> Iterable[GameOutcome]:
     """The comparison's games already stored, refusing a run that is another one."""
     run = store.run(config.run_id)
     if run is None:
@@ -147,17 +147,17 @@ def _stored_games(store: ResultsStore, config: CompareConfig) -> Iterable[Seeded
             f"run {config.run_id} in {config.db_path} is not this comparison (other entrants, "
             "test or table settings); give another --run-id or --db"
         )
-    return store.seeded_outcomes(run.id)
+    return store.game_outcomes(run.id)
 
 
-def seeded(scheduled: ScheduledMatch, labels: Sequence[str], result: GameResult) -> SeededOutcome:
+def seeded(scheduled: ScheduledMatch, labels: Sequence[str], result: GameResult) -> GameOutcome:
     """A game just played, as its seed group sees it."""
     by_team = (
         labels[scheduled.entrants[0]],
         labels[scheduled.entrants[1]],
         labels[scheduled.entrants[2]],
     )
-    return SeededOutcome(result.game_index, GameOutcome(by_team, result.scores, result.winner))
+    return GameOutcome(by_team, result.scores, result.winner, result.game_index)
 
 
 def run_compare(

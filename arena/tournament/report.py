@@ -88,13 +88,13 @@ def build_report(store: ResultsStore, run_id: str | None = None) -> RunReport:
         raise UnknownRunError(
             f"no run {run_id!r} in the results database" if run_id else "the database holds no run"
         )
-    games = store.seeded_outcomes(run.id)
-    entrants = {name for game in games for name in game.outcome.entrants_by_team}
+    games = store.game_outcomes(run.id)
+    entrants = {name for game in games for name in game.entrants_by_team}
     return RunReport(
         run=run,
         games=len(games),
         seeds=len({game.seed for game in games}),
-        draws=sum(1 for game in games if game.outcome.winner is None),
+        draws=sum(1 for game in games if game.winner is None),
         ratings=fit_ratings(games) if len(entrants) >= MIN_ENTRANTS_FOR_RATINGS else [],
         standings=standings(store.entrant_game_rows(run.id)),
         head_to_head=head_to_head(games),

@@ -139,7 +139,7 @@ def test_the_chart_is_the_tests_ratio_after_each_unit(comparison: Comparison, pa
     test = Sprt(printed["margin"], printed["alpha"], printed["beta"])
     tally = UnitTally(printed["new"], printed["base"], printed["design"])
     with ResultsStore.open(comparison.db, create=False) as store:
-        for game in store.seeded_outcomes(printed["run_id"]):
+        for game in store.game_outcomes(printed["run_id"]):
             tally.add(game)
     scores = tally.scores()
     assert shown == [test.state(scores[:k]).llr for k in range(1, len(scores) + 1)]

@@ -3,6 +3,8 @@ process, and a seeded simulation of such runs checking width and coverage."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,6 @@ from arena.stats.rates import (
     MIN_SEEDS_FOR_INTERVAL,
     EntrantGameRow,
     GameOutcome,
-    SeededOutcome,
     head_to_head,
     seed_rate_interval,
     standings,
@@ -26,7 +27,7 @@ from arena.stats.resample import SeedRatio
 PERFECT_SEEDS = (1, 2, 4, 5, 6, 7, 8)
 
 
-def _play(seeds: int) -> tuple[list[EntrantGameRow], list[SeededOutcome]]:
+def _play(seeds: int) -> tuple[list[EntrantGameRow], list[GameOutcome]]:
     """Greedy (entrant 0) against lowest (1) in every seating of both triples, per seed."""
     classes: list[type[Bot]] = [
         type(load_python_bot(sample_bot("greedy"))),
@@ -34,7 +35,7 @@ def _play(seeds: int) -> tuple[list[EntrantGameRow], list[SeededOutcome]]:
     ]
     names = ("greedy", "lowest")
     rows: list[EntrantGameRow] = []
-    games: list[SeededOutcome] = []
+    games: list[GameOutcome] = []
     for seed in PERFECT_SEEDS[:seeds]:
         for seating in GROUP_SEATINGS:
             bots = [classes[seating[seat % 3]]() for seat in range(6)]  # R1.2: team = seat % 3
@@ -42,7 +43,7 @@ def _play(seeds: int) -> tuple[list[EntrantGameRow], list[SeededOutcome]]:
             assert game.outcome is not None
             by_team = (names[seating[0]], names[seating[1]], names[seating[2]])
             outcome = GameOutcome(by_team, game.outcome.scores, game.outcome.winner)
-            games.append(SeededOutcome(seed, outcome))
+            games.append(dataclasses.replace(outcome, seed=seed))
             for team, name in enumerate(by_team):
                 won = outcome.winner == team
                 result = "win" if won else "draw" if outcome.winner is None else "loss"

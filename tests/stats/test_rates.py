@@ -15,7 +15,6 @@ from arena.stats.rates import (
     EntrantGameRow,
     GameOutcome,
     HeadToHead,
-    SeededOutcome,
     Standing,
     head_to_head,
     seed_rate_interval,
@@ -384,7 +383,7 @@ def test_head_to_head_hand_computed() -> None:
 def test_head_to_head_over_seeds() -> None:
     """A ahead of B in every game of seeds 0-3, behind in every game of seeds 4-7."""
     games = [
-        SeededOutcome(seed, GameOutcome(("A", "B", "C"), (10, 5, 0), 0 if seed < 4 else 1))
+        GameOutcome(("A", "B", "C"), (10, 5, 0), 0 if seed < 4 else 1, seed=seed)
         for seed in range(8)
         for _ in range(6)
     ]

@@ -15,17 +15,16 @@ from arena.stats.ratings import (
     ELO_PER_NAT,
     RATING_REPLICATES,
     REGULARISATION,
-    SeededOutcome,
     fit_ratings,
     fit_strengths,
 )
 from arena.stats.resample import expanded_tail
 
 
-def _game(seed: int, order: str) -> SeededOutcome:
+def _game(seed: int, order: str) -> GameOutcome:
     """A game of teams A, B, C (in that team order) finishing in ``order``, e.g. "BAC"."""
     scores = tuple(21 - 5 * order.index(name) for name in "ABC")
-    return SeededOutcome(seed, GameOutcome(("A", "B", "C"), scores, "ABC".index(order[0])))  # type: ignore[arg-type]
+    return GameOutcome(("A", "B", "C"), scores, "ABC".index(order[0]), seed=seed)  # type: ignore[arg-type]
 
 
 def test_a_hand_checked_case() -> None:
@@ -73,7 +72,7 @@ def test_many_entrants_are_ranked_by_strength() -> None:
                 order.append(pick)
                 rest.remove(pick)
             scores = tuple(21 - 5 * order.index(name) for name in triple)
-            games.append(SeededOutcome(seed, GameOutcome(triple, scores, triple.index(order[0]))))  # type: ignore[arg-type]
+            games.append(GameOutcome(triple, scores, triple.index(order[0]), seed=seed))  # type: ignore[arg-type]
     ratings = fit_ratings(games, replicates=100)
     assert [r.entrant for r in ratings] == list(reversed(names))
     mean = sum(strength.values()) / len(names)
@@ -101,7 +100,7 @@ def test_the_batched_fit_is_chois_fit_on_every_matrix(entrants: int) -> None:
         assert ours == pytest.approx((theirs - theirs.mean()) * ELO_PER_NAT, abs=1e-6)
 
 
-def _strength_games(seeds: int, lose_every: int) -> list[SeededOutcome]:
+def _strength_games(seeds: int, lose_every: int) -> list[GameOutcome]:
     """A beats B and C in every game but one game in ``lose_every`` seeds (where C wins);
     B and C share the rest."""
     games = []

@@ -17,7 +17,7 @@ from arena.stats.comparison import (
     next_target,
     pair_placings,
 )
-from arena.stats.rates import GameOutcome, SeededOutcome
+from arena.stats.rates import GameOutcome
 from arena.stats.sequential import Sprt
 from arena.tournament.compare import CompareConfig, check_config, compare_schedule
 from arena.tournament.schedule import round_robin, swap_pairs
@@ -28,15 +28,15 @@ NEW, BASE = "new@1", "base@1"
 NAMES = (NEW, BASE)
 
 
-def _game(seed: int, seating: tuple[int, int, int], scores: tuple[int, int, int]) -> SeededOutcome:
+def _game(seed: int, seating: tuple[int, int, int], scores: tuple[int, int, int]) -> GameOutcome:
     """A game of one seating (entrant indices by team, 0 NEW, 1 BASE); the top score wins."""
     by_team = (NAMES[seating[0]], NAMES[seating[1]], NAMES[seating[2]])
     top = max(scores)
     winner = scores.index(top) if scores.count(top) == 1 else None
-    return SeededOutcome(seed, GameOutcome(by_team, scores, winner))
+    return GameOutcome(by_team, scores, winner, seed=seed)
 
 
-def _group(seed: int, score_of_team: dict[str, int]) -> list[SeededOutcome]:
+def _group(seed: int, score_of_team: dict[str, int]) -> list[GameOutcome]:
     """The six games of a seed where each entrant's teams score by entrant (and team, to
     break ties): the entrant with the higher score is ahead in every pair."""
     games = []
@@ -120,15 +120,15 @@ def test_groups_are_scored_in_seed_order_whatever_order_their_games_arrive_in() 
 def test_a_game_of_other_entrants_is_refused() -> None:
     tally = UnitTally(NEW, BASE, "groups")
     with pytest.raises(CompareError):
-        tally.add(SeededOutcome(0, GameOutcome((NEW, "other@1", NEW), (1, 2, 3), 2)))
+        tally.add(GameOutcome((NEW, "other@1", NEW), (1, 2, 3), 2, seed=0))
     with pytest.raises(CompareError):
         UnitTally(NEW, NEW)
 
 
-def _pair(seed: int, score_of_team: dict[str, int]) -> list[SeededOutcome]:
+def _pair(seed: int, score_of_team: dict[str, int]) -> list[GameOutcome]:
     """The two games of a seed's swap pair (``schedule.swap_pairs``: seating k mod 3 and
     its mirror), scored as ``_group``."""
-    return [g for g in _group(seed, score_of_team) if g.outcome.entrants_by_team in _mirrors(seed)]
+    return [g for g in _group(seed, score_of_team) if g.entrants_by_team in _mirrors(seed)]
 
 
 def _mirrors(seed: int) -> set[tuple[str, str, str]]:
@@ -171,9 +171,7 @@ def test_the_cards_alone_make_a_swap_pair_score_one_half() -> None:
 
 def test_a_game_outside_its_seeds_pair_is_refused() -> None:
     tally = UnitTally(NEW, BASE)
-    stray = next(
-        g for g in _group(0, {NEW: 1, BASE: 0}) if g.outcome.entrants_by_team not in _mirrors(0)
-    )
+    stray = next(g for g in _group(0, {NEW: 1, BASE: 0}) if g.entrants_by_team not in _mirrors(0))
     with pytest.raises(CompareError, match="swap pairs"):
         tally.add(stray)
 

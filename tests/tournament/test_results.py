@@ -588,8 +588,8 @@ def test_entrant_rows_two_entrants_one_holding_two_teams(store: ResultsStore) ->
 
     outcomes = store.game_outcomes(RUN)
     assert outcomes == [
-        stats.GameOutcome(("alpha@1", "beta@1", "alpha@1"), (4, 6, 9), 2),
-        stats.GameOutcome(("alpha@1", "beta@1", "alpha@1"), (5, 5, 5), None),
+        stats.GameOutcome(("alpha@1", "beta@1", "alpha@1"), (4, 6, 9), 2, seed=0),
+        stats.GameOutcome(("alpha@1", "beta@1", "alpha@1"), (5, 5, 5), None, seed=1),
     ]
     h2h = {(h.a, h.b): h for h in stats.head_to_head(outcomes)}
     alpha_beta = h2h[("alpha@1", "beta@1")]  # two alpha teams against beta's in each game

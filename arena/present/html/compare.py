@@ -57,7 +57,7 @@ def llr_path(store: ResultsStore, outcome: CompareOutcome) -> list[SprtState]:
     in the order the test counts them (seed order): ``Sprt.state`` of the first k units'
     scores for k = 1, 2, …; its last entry is ``outcome.state``."""
     tally = UnitTally(outcome.new, outcome.base, outcome.design)
-    for game in store.seeded_outcomes(outcome.run_id):
+    for game in store.game_outcomes(outcome.run_id):
         tally.add(game)
     scores = tally.scores()
     return [outcome.test.state(scores[:count]) for count in range(1, len(scores) + 1)]

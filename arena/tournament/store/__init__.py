@@ -196,12 +196,8 @@ class ResultsStore:
         return queries.entrant_game_rows(self._conn, run_id)
 
     def game_outcomes(self, run_id: str) -> list[stats.GameOutcome]:
-        """One entry per game of the run."""
-        return queries.game_outcomes(self._conn, run_id)
-
-    def seeded_outcomes(self, run_id: str) -> list[stats.SeededOutcome]:
         """One entry per game of the run with its game seed, the game index (R3.1a)."""
-        return queries.seeded_outcomes(self._conn, run_id)
+        return queries.game_outcomes(self._conn, run_id)
 
     def game_faults(self, game_id: int) -> list[Fault]:
         """The faults stored with a game, in the order they were recorded."""

@@ -40,7 +40,6 @@ __all__ = [
     "missed_joins",
     "run",
     "seat_times",
-    "seeded_outcomes",
     "untimed_games",
 ]
 
@@ -266,21 +265,14 @@ def entrant_game_rows(conn: sqlite3.Connection, run_id: str) -> list[stats.Entra
 
 
 def game_outcomes(conn: sqlite3.Connection, run_id: str) -> list[stats.GameOutcome]:
-    """One entry per game of the run."""
-    return [seeded.outcome for seeded in seeded_outcomes(conn, run_id)]
-
-
-def seeded_outcomes(conn: sqlite3.Connection, run_id: str) -> list[stats.SeededOutcome]:
-    """One entry per game of the run with its game seed, the game index (R3.1a): for
+    """One entry per game of the run, with its game seed, the game index (R3.1a): for
     ``stats.head_to_head`` and ``ratings.fit_ratings``."""
     return [
-        stats.SeededOutcome(
+        stats.GameOutcome(
+            entrants_by_team=game.entrants_by_team,
+            final_scores=game.scores,
+            winner=game.winner,
             seed=game.seed,
-            outcome=stats.GameOutcome(
-                entrants_by_team=game.entrants_by_team,
-                final_scores=game.scores,
-                winner=game.winner,
-            ),
         )
         for game in games(conn, run_id)
     ]
