@@ -194,7 +194,7 @@ class Server:
             "games": [
                 {
                     "id": g.id,
-                    "seed": g.seed,
+                    "seed": g.game_index,
                     "entrants": list(g.entrants_by_team),
                     "scores": list(g.scores),
                     "winner": g.winner,
@@ -354,7 +354,7 @@ def create_app(config: ServeConfig) -> Starlette:
         store = server().results
         game_id = _game_id(request)
         try:
-            place = store.game_place(game_id)
+            place = store.game(game_id)
             record = store.game_record(game_id)
         except KeyError:
             raise _Refused(404, f"no game {game_id}") from None

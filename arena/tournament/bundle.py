@@ -16,7 +16,7 @@ from arena.bots.manifest import read_log_tail
 from arena.engine.game import SEATS
 from arena.referee.policy import Fault
 
-from .store import GamePlace, ResultsStore, logs_beside
+from .store import ResultsStore, StoredGame, logs_beside
 
 __all__ = [
     "LOG_TAIL_LINES",
@@ -91,7 +91,7 @@ def seat_logs(store: ResultsStore, run_id: str, game_id: int | None = None) -> l
     if game_id is None:
         places = store.match_places(run_id)
     else:
-        place = store.game_place(game_id)
+        place = store.game(game_id)
         if place.run_id != run_id:
             raise KeyError(f"game {game_id} is not a game of run {run_id}")
         places = [place]
@@ -116,12 +116,12 @@ def game_bundle(store: ResultsStore, game_id: int, log_root: Path | None = None)
     ``log_root`` is the directory the run's logs were written under (``run_tournament``'s
     ``log_root``); by default where ``arena run`` keeps them (``run_log_root``).
     """
-    place = store.game_place(game_id)
+    place = store.game(game_id)
     root = run_log_root(store, place.run_id) if log_root is None else log_root
     siblings = tuple(
-        SiblingGame(other.game_id, _seat_labels(other), store.game_record(other.game_id))
+        SiblingGame(other.id, _seat_labels(other), store.game_record(other.id))
         for other in store.games_of_seed(place.run_id, place.game_index)
-        if other.game_id != game_id
+        if other.id != game_id
     )
     return GameBundle(
         game_id=game_id,
@@ -135,7 +135,7 @@ def game_bundle(store: ResultsStore, game_id: int, log_root: Path | None = None)
     )
 
 
-def _seat_labels(place: GamePlace) -> tuple[str, ...]:
+def _seat_labels(place: StoredGame) -> tuple[str, ...]:
     # R1.2: seat s plays for team s % 3.
     return tuple(place.entrants_by_team[seat % 3] for seat in range(SEATS))
 

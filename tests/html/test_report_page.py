@@ -368,7 +368,9 @@ def test_a_large_run_gets_replays_of_its_instructive_games_only(
 stored_games = st.builds(
     StoredGame,
     id=st.integers(1, 10_000),
-    seed=st.integers(0, 5),
+    run_id=st.just("run"),
+    match_key=st.sampled_from(["t0-s0-0-1-2", "t0-s1-0-2-1"]),
+    game_index=st.integers(0, 5),
     entrants_by_team=st.tuples(*[st.sampled_from("abcd")] * 3),
     scores=st.tuples(*[st.integers(-30, 40)] * 3),
     winner=st.one_of(st.none(), st.integers(0, 2)),

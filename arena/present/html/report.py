@@ -608,7 +608,7 @@ def _game_row(game: StoredGame, page: ReportPage, index: dict[str, int]) -> str:
     entrants = " ".join(str(index[name]) for name in game.entrants_by_team)
     return (
         f'<tr data-game="{game.id}" data-entrants="{entrants}"><td class="game">{link}</td>'
-        f'<td class="num">{game.seed}</td>{teams}'
+        f'<td class="num">{game.game_index}</td>{teams}'
         f'<td class="num">{game.deals}</td><td class="num">{game.faults}</td>'
         f"<td>{reasons}</td></tr>"
     )
@@ -645,7 +645,7 @@ def _games_section(page: ReportPage) -> str:
         "games": [
             [
                 g.id,
-                g.seed,
+                g.game_index,
                 [index[name] for name in g.entrants_by_team],
                 list(g.scores),
                 g.winner,

@@ -29,7 +29,7 @@ from arena.referee.result import GameResult
 from arena.stats import rates as stats
 
 from . import queries, writes
-from .queries import GamePlace, RunInfo, RunStatus, SeatTimes, StoredGame, entrant_label
+from .queries import RunInfo, RunStatus, SeatTimes, StoredGame, entrant_label
 from .schema import APPLICATION_ID, SCHEMA_VERSION, ResultsStoreError, prepare
 from .writes import DuplicateGameError
 
@@ -37,7 +37,6 @@ __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
     "DuplicateGameError",
-    "GamePlace",
     "ResultsStore",
     "ResultsStoreError",
     "RunInfo",
@@ -175,15 +174,15 @@ class ResultsStore:
         """The JSON game record of a stored game, decompressed; ``KeyError`` if there is none."""
         return queries.game_record(self._conn, game_id)
 
-    def game_place(self, game_id: int) -> GamePlace:
+    def game(self, game_id: int) -> StoredGame:
         """Run, seating and game seed of a stored game; ``KeyError`` if there is none."""
-        return queries.game_place(self._conn, game_id)
+        return queries.game(self._conn, game_id)
 
-    def games_of_seed(self, run_id: str, game_index: int) -> list[GamePlace]:
+    def games_of_seed(self, run_id: str, game_index: int) -> list[StoredGame]:
         """Every game of the run dealt from game seed ``game_index``, one per seating."""
         return queries.games_of_seed(self._conn, run_id, game_index)
 
-    def match_places(self, run_id: str) -> list[GamePlace]:
+    def match_places(self, run_id: str) -> list[StoredGame]:
         """The first stored game of each seating of the run, in the order they were stored."""
         return queries.match_places(self._conn, run_id)
 

@@ -17,7 +17,6 @@ from arena.stats import rates as stats
 from .schema import ResultsStoreError, decompress_record
 
 __all__ = [
-    "GamePlace",
     "RunInfo",
     "RunStatus",
     "SeatTimes",
@@ -29,9 +28,9 @@ __all__ = [
     "entrant_label",
     "fault_counts",
     "fault_counts_by_entrant",
+    "game",
     "game_faults",
     "game_outcomes",
-    "game_place",
     "game_record",
     "games",
     "games_of_seed",
@@ -57,22 +56,16 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
-class GamePlace:
-    """Where a stored game was played: its run, its seating and its game seed."""
-
-    game_id: int
-    run_id: str
-    match_key: str  # the seating's key, also the name of its log directory
-    game_index: int  # the game seed (R3.1a): the same deals at every seating of the run
-    entrants_by_team: tuple[str, str, str]
-
-
-@dataclass(frozen=True)
 class StoredGame:
-    """One stored game of a run as a list of games shows it."""
+    """One stored game: where it was played (its run, its seating, its game index) and how
+    it ended. The record itself is read apart (``game_record``): it is large."""
 
     id: int
-    seed: int  # the game index: the game seed it was dealt from (R3.1a)
+    run_id: str
+    match_key: str  # the seating's key, also the name of its log directory
+    # The game's index in its seating, the game seed it was dealt from: every seating of
+    # the run plays it with the same cards (R3.1a).
+    game_index: int
     entrants_by_team: tuple[str, str, str]
     scores: tuple[int, int, int]
     winner: int | None  # None for a draw
@@ -136,33 +129,35 @@ def game_record(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
     return record
 
 
-def game_place(conn: sqlite3.Connection, game_id: int) -> GamePlace:
-    """Run, seating and game seed of a stored game; ``KeyError`` if there is none."""
-    rows = _places(conn, "g.id = ?", (game_id,))
+def game(conn: sqlite3.Connection, game_id: int) -> StoredGame:
+    """A stored game; ``KeyError`` if there is none."""
+    rows = _stored(conn, "g.id = ?", (game_id,))
     if not rows:
         raise KeyError(f"unknown game {game_id}")
     return rows[0]
 
 
-def games_of_seed(conn: sqlite3.Connection, run_id: str, game_index: int) -> list[GamePlace]:
+def games_of_seed(conn: sqlite3.Connection, run_id: str, game_index: int) -> list[StoredGame]:
     """Every game of the run dealt from game seed ``game_index``: one per seating that
     played it (duplicate play, R3.1a), in the order they were stored."""
-    return _places(conn, "g.run_id = ? AND g.game_index = ?", (run_id, game_index))
+    return _stored(conn, "g.run_id = ? AND g.game_index = ?", (run_id, game_index))
 
 
-def match_places(conn: sqlite3.Connection, run_id: str) -> list[GamePlace]:
+def match_places(conn: sqlite3.Connection, run_id: str) -> list[StoredGame]:
     """The first stored game of each seating of the run, in the order they were stored."""
-    firsts: dict[str, GamePlace] = {}
-    for place in _places(conn, "g.run_id = ?", (run_id,)):
+    firsts: dict[str, StoredGame] = {}
+    for place in games(conn, run_id):
         firsts.setdefault(place.match_key, place)
     return list(firsts.values())
 
 
-def _places(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list[GamePlace]:
+def _stored(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list[StoredGame]:
     rows = conn.execute(
         f"""
         SELECT g.id, g.run_id, m.match_key, g.game_index,
-               e0.name, e0.version, e1.name, e1.version, e2.name, e2.version
+               e0.name, e0.version, e1.name, e1.version, e2.name, e2.version,
+               g.score_team0, g.score_team1, g.score_team2, g.winner, g.deals,
+               (SELECT COUNT(*) FROM faults f WHERE f.game_id = g.id)
         FROM games g
         JOIN matches m ON m.id = g.match_id
         JOIN entrants e0 ON e0.id = m.entrant_team0
@@ -174,8 +169,8 @@ def _places(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list
         args,
     ).fetchall()
     return [
-        GamePlace(
-            game_id=r[0],
+        StoredGame(
+            id=r[0],
             run_id=r[1],
             match_key=r[2],
             game_index=r[3],
@@ -184,6 +179,10 @@ def _places(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list
                 entrant_label(r[6], r[7]),
                 entrant_label(r[8], r[9]),
             ),
+            scores=(r[10], r[11], r[12]),
+            winner=r[13],
+            deals=r[14],
+            faults=r[15],
         )
         for r in rows
     ]
@@ -272,7 +271,7 @@ def game_outcomes(conn: sqlite3.Connection, run_id: str) -> list[stats.GameOutco
             entrants_by_team=game.entrants_by_team,
             final_scores=game.scores,
             winner=game.winner,
-            seed=game.seed,
+            seed=game.game_index,
         )
         for game in games(conn, run_id)
     ]
@@ -310,38 +309,7 @@ def fault_counts(conn: sqlite3.Connection, run_id: str) -> dict[str, int]:
 
 def games(conn: sqlite3.Connection, run_id: str) -> list[StoredGame]:
     """Every game of the run, in the order they were stored."""
-    rows = conn.execute(
-        """
-        SELECT g.id, g.game_index, e0.name, e0.version, e1.name, e1.version,
-               e2.name, e2.version, g.score_team0, g.score_team1, g.score_team2,
-               g.winner, g.deals,
-               (SELECT COUNT(*) FROM faults f WHERE f.game_id = g.id)
-        FROM games g
-        JOIN matches m ON m.id = g.match_id
-        JOIN entrants e0 ON e0.id = m.entrant_team0
-        JOIN entrants e1 ON e1.id = m.entrant_team1
-        JOIN entrants e2 ON e2.id = m.entrant_team2
-        WHERE g.run_id = ?
-        ORDER BY g.id
-        """,
-        (run_id,),
-    ).fetchall()
-    return [
-        StoredGame(
-            id=r[0],
-            seed=r[1],
-            entrants_by_team=(
-                entrant_label(r[2], r[3]),
-                entrant_label(r[4], r[5]),
-                entrant_label(r[6], r[7]),
-            ),
-            scores=(r[8], r[9], r[10]),
-            winner=r[11],
-            deals=r[12],
-            faults=r[13],
-        )
-        for r in rows
-    ]
+    return _stored(conn, "g.run_id = ?", (run_id,))
 
 
 def fault_counts_by_entrant(conn: sqlite3.Connection, run_id: str) -> dict[str, dict[str, int]]:
