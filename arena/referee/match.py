@@ -35,7 +35,7 @@ from .policy import ArenaTrouble, JoinState, arena_trouble
 from .server import SeatLink, TokenRegistry, create_server, new_token
 from .starved import StarvationCredit
 from .stdio import StdioSeat
-from .table import GameSeed, OnGame, Table, TableSettings, game_key
+from .table import GameKeyOrSeed, OnGame, Table, TableSettings, game_key
 
 configure_grpc()  # grpc reads its settings once, when first imported
 import grpc  # noqa: E402
@@ -174,7 +174,7 @@ class MatchPlan:
 
     match_id: str
     entrants: tuple[BotSpec, BotSpec, BotSpec]  # by team (R1.2: team t = seats t, t+3)
-    seeds: Sequence[GameSeed]  # GameKeys; an int is a guessable test seed (GameKey.from_seed)
+    seeds: Sequence[GameKeyOrSeed]  # GameKeys; an int is a guessable test seed (GameKey.from_seed)
     log_dir: Path
     settings: TableSettings = field(default_factory=TableSettings)
     limits: Limits = field(default_factory=Limits)

@@ -98,10 +98,10 @@ class _Exchange:
 
 OnGame = Callable[[GameResult], Awaitable[None] | None]
 # A game's key; an int is a guessable seed for tests and benchmarks (GameKey.from_seed).
-GameSeed = GameKey | int
+GameKeyOrSeed = GameKey | int
 
 
-def game_key(seed: GameSeed) -> GameKey:
+def game_key(seed: GameKeyOrSeed) -> GameKey:
     return seed if isinstance(seed, GameKey) else GameKey.from_seed(seed)
 
 
@@ -112,7 +112,7 @@ class Table:
         self,
         match_id: str,
         channels: Sequence[SeatChannel],
-        seeds: Sequence[GameSeed],
+        seeds: Sequence[GameKeyOrSeed],
         settings: TableSettings,
         team_names: Sequence[str],
         meta: dict[str, Any] | None = None,
@@ -205,7 +205,7 @@ class Table:
 
     # --- one game -----------------------------------------------------------------------
 
-    async def play_game(self, index: int, seed: GameSeed) -> GameResult:
+    async def play_game(self, index: int, seed: GameKeyOrSeed) -> GameResult:
         key = game_key(seed)
         game = self._game = Game(key, draw_limit=self.settings.draw_limit)
         self._game_index = index
