@@ -17,11 +17,12 @@ import hashlib
 import json
 import secrets
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from arena.tournament.store.writes import transaction
 
 SCHEMA_VERSION: Final = 1
 ADMIN: Final = "admin"
@@ -172,17 +173,8 @@ class ContestStore:
     def close(self) -> None:
         self._conn.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._conn)  # as the results store writes
 
     # -- state -----------------------------------------------------------------------------
 

@@ -33,7 +33,6 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 from distributed import Client, Future, get_worker
@@ -291,12 +290,7 @@ class DaskExecutor:
             )
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         client, self._client = self._client, None
         if client is None:
             return

@@ -25,7 +25,6 @@ import concurrent.futures
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Protocol, Self
 
 from arena.referee.match import Match, MatchPlan, Referee
@@ -80,12 +79,7 @@ class MatchExecutor(Protocol):
 
     async def __aenter__(self) -> Self: ...
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None: ...
+    async def __aexit__(self, *exc_info: object) -> None: ...
 
     async def play(
         self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
@@ -128,12 +122,7 @@ class InProcessExecutor:
             self._idle_tables.put_nowait(now)
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         try:
             if self._launch_thread is not None:
                 # A launch under way finishes first; then no match, launched but never

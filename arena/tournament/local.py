@@ -22,7 +22,6 @@ import threading
 import traceback as tracebacks
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, Self, TypeVar, assert_never
 
 from arena.referee.match import MatchPlan
@@ -118,12 +117,7 @@ class LocalProcessExecutor:
             raise
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         referees, self._referees = [*self._lost, *self._referees], []
         self._lost = []
         await asyncio.gather(*(r.stop() for r in referees))
