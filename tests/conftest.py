@@ -43,3 +43,28 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+# A test over this many seconds (its set-up and its run) belongs to the whole suite only:
+# it is marked slow, so that the everyday loop (`pytest -m "not slow"`) stays fast. The
+# summary lists the tests that took longer without the mark (on a busy machine everything
+# is slower: a name here is a test to look at, not a failure).
+SLOW_SECONDS = 10.0
+_took: dict[str, float] = {}
+_unmarked: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when in ("setup", "call"):
+        _took[report.nodeid] = _took.get(report.nodeid, 0.0) + report.duration
+    took = _took.get(report.nodeid, 0.0)
+    if report.when == "call" and "slow" not in report.keywords and took > SLOW_SECONDS:
+        _unmarked[report.nodeid] = took
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _unmarked:
+        return
+    terminalreporter.section(f"tests over {SLOW_SECONDS:.0f} s not marked slow")
+    for nodeid, seconds in sorted(_unmarked.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{seconds:7.1f} s  {nodeid}")
