@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import IO, Final
+from typing import IO
 
 from arena.engine import (
     PASS,
@@ -27,7 +27,6 @@ from arena.wire.protocol import (
     PROTOCOL_VERSION,
     SUIT_FROM_PB,
     action_to_answer,
-    answer_message_bytes,
     legal_from_pb,
     parse_cards,
     view_from_pb,
@@ -36,17 +35,11 @@ from arena.wire.protocol import (
 configure_grpc()  # grpc reads its settings once, when first imported
 import grpc  # noqa: E402
 
-# The generated stub's path of the one method (arena_pb2_grpc.RefereeStub.Play).
-PLAY_METHOD: Final = "/arena.v1.Referee/Play"
+from arena.v1 import arena_pb2_grpc  # noqa: E402 - generated; it imports grpc
 
 
 class RefereeRefused(RuntimeError):
     """The referee refused this bot (wrong token, late join, bad protocol version)."""
-
-
-_LEGAL_CACHE: dict[bytes, Legal] = {}
-_LEGAL_CACHE_LIMIT: Final = 4096
-_NO_CARDS: Final = CardSet(0)
 
 
 class Decision:
@@ -88,20 +81,8 @@ class Decision:
     def legal(self) -> Legal:
         """The legal choices (``arena.engine.Legal``): listed for a bid, the trump or a
         play, lowest first; for a discard, ``discard_rule`` describes them."""
-        kind = self.kind
-        if kind is DecisionKind.DISCARD:
-            return legal_from_pb(kind, self.request.legal, self.seat, self.hand)
-        # The same few lists of choices come again and again (a Legal is immutable), and
-        # their bytes are cheaper to look up than the list is to convert.
-        key = self.request.legal.SerializeToString()
-        legal = _LEGAL_CACHE.get(key)
-        if legal is None or legal.kind is not kind:
-            if len(_LEGAL_CACHE) >= _LEGAL_CACHE_LIMIT:
-                _LEGAL_CACHE.clear()
-            legal = _LEGAL_CACHE[key] = legal_from_pb(
-                kind, self.request.legal, self.seat, _NO_CARDS
-            )
-        return legal
+        hand = self.hand if self.kind is DecisionKind.DISCARD else CardSet(0)
+        return legal_from_pb(self.kind, self.request.legal, self.seat, hand)
 
     @property
     def discard_rule(self) -> DiscardRule:
@@ -153,25 +134,18 @@ class Bot:
 async def play_stream(bot: Bot, address: str, token: str) -> str:
     """Join as the seat of ``token`` and answer until the match ends; return the reason."""
     async with grpc.aio.insecure_channel(address) as channel:
-        # The generated stub's call, except that what is written is already bytes: an
-        # answer is encoded directly (``answer_message_bytes``), not built as messages.
-        call = channel.stream_stream(
-            PLAY_METHOD,
-            request_serializer=None,
-            response_deserializer=pb.RefereeMessage.FromString,
-            _registered_method=True,
-        )()
+        # The generated stub has no type annotations; its Play is a stream-stream call.
+        call = arena_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
         join = pb.Join(
             token=token,
             bot_name=bot.name,
             bot_version=bot.version,
             protocol_version=PROTOCOL_VERSION,
         )
-        read, write = call.read, call.write
         try:
-            await write(pb.BotMessage(join=join).SerializeToString())
+            await call.write(pb.BotMessage(join=join))
             while True:
-                message = await read()
+                message = await call.read()
                 if message is grpc.aio.EOF:
                     return "the referee closed the stream"
                 if message.events:
@@ -179,8 +153,9 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
                 body = message.WhichOneof("body")
                 if body == "request":
                     request = message.request
-                    action = bot.decide(Decision(request))
-                    await write(answer_message_bytes(request.id, action))
+                    action = bot.decide(Decision.from_request(request))
+                    answer = action_to_answer(request.id, action)
+                    await call.write(pb.BotMessage(answer=answer))
                 elif body == "welcome":
                     bot.on_welcome(message.welcome)
                 elif body == "notice":

@@ -270,7 +270,7 @@ def request_into(target: pb.DecisionRequest, request: Request) -> None:
     target.id = request.id
     target.kind = KIND_TO_PB[request.kind]
     view_into(target.view, request.view, request.game_index)
-    legal_into(target.legal, request.legal)
+    target.legal.CopyFrom(legal_to_pb(request.legal))
     target.time_ms = request.time_ms
     target.bank_ms = request.bank_ms
 
@@ -384,29 +384,25 @@ def view_from_pb(message: pb.View, kind: DecisionKind) -> View:
 
 def legal_to_pb(legal: Legal) -> pb.LegalChoices:
     """The legal choices of a request, by the decision's kind (empty once the game is over)."""
-    message = pb.LegalChoices()
-    legal_into(message, legal)
-    return message
-
-
-def legal_into(target: pb.LegalChoices, legal: Legal) -> None:
-    """``legal_to_pb`` written into ``target`` (an empty ``LegalChoices``, e.g. a request's)."""
     kind = legal.kind
     if kind is DecisionKind.PLAY:
-        target.cards.extend([CARD_TEXTS[a.card.index] for a in legal if type(a) is Play])
-    elif kind is DecisionKind.BID:
-        target.bids.extend([a.amount if type(a) is Bid else 0 for a in legal])
-    elif kind is DecisionKind.DISCARD:
+        return pb.LegalChoices(cards=[CARD_TEXTS[a.card.index] for a in legal if type(a) is Play])
+    if kind is DecisionKind.BID:
+        return pb.LegalChoices(bids=[a.amount if type(a) is Bid else 0 for a in legal])
+    if kind is DecisionKind.DISCARD:
         rule = legal.discard_rule
-        discard = target.discard
-        discard.SetInParent()  # present even when every field is empty, as when built whole
-        discard.may.extend(card_texts(rule.may))
-        discard.must.extend(card_texts(rule.must))
-        discard.min_count = rule.min_count
-        discard.max_count = rule.max_count
-        discard.dealer = rule.dealer
-    elif kind is DecisionKind.TRUMP:
-        target.suits.extend([SUIT_TO_PB[a.suit] for a in legal if type(a) is NameTrump])
+        return pb.LegalChoices(
+            discard=pb.DiscardRule(
+                may=card_texts(rule.may),
+                must=card_texts(rule.must),
+                min_count=rule.min_count,
+                max_count=rule.max_count,
+                dealer=rule.dealer,
+            )
+        )
+    if kind is DecisionKind.TRUMP:
+        return pb.LegalChoices(suits=[SUIT_TO_PB[a.suit] for a in legal if type(a) is NameTrump])
+    return pb.LegalChoices()
 
 
 def legal_from_pb(kind: DecisionKind, legal: pb.LegalChoices, seat: int, hand: CardSet) -> Legal:
@@ -449,36 +445,6 @@ def action_to_answer(request_id: int, action: Action) -> pb.Answer:
     if isinstance(action, NameTrump):
         return pb.Answer(request_id=request_id, trump=SUIT_TO_PB[action.suit])
     return pb.Answer(request_id=request_id, discard=pb.CardList(cards=card_texts(action.cards)))
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _length_delimited(tag: int, payload: bytes) -> bytes:
-    return bytes((tag,)) + _varint(len(payload)) + payload
-
-
-# An action's ``choice`` field of ``Answer``, encoded; a bot answers from a few dozen.
-_CHOICE_BYTES: dict[Action, bytes] = {}
-
-
-def answer_message_bytes(request_id: int, action: Action) -> bytes:
-    """``BotMessage(answer=action_to_answer(request_id, action))``, serialised: the same
-    bytes, written directly, since a bot sends one per decision and the message objects
-    would cost more than the few bytes (``tests/wire`` checks they are the same)."""
-    choice = _CHOICE_BYTES.get(action) if type(action) is not Discard else None
-    if choice is None:
-        choice = action_to_answer(0, action).SerializeToString()  # no id: the choice alone
-        if type(action) is not Discard:
-            _CHOICE_BYTES[action] = choice
-    body = b"\x08" + _varint(request_id) + choice if request_id else choice
-    return _length_delimited(0x12, body)  # BotMessage.answer is field 2
 
 
 class WrongKindError(MalformedActionError):
