@@ -28,6 +28,7 @@ from arena.wire.grpc_env import configure_grpc
 from arena.wire.protocol import PROTOCOL_VERSION
 
 from .channel import ChannelClosedError
+from .deadline import Deadline
 from .starved import StarvationCredit
 
 configure_grpc()  # grpc reads its settings once, when first imported
@@ -142,10 +143,18 @@ class SeatLink:
 
     async def send(self, message: pb.RefereeMessage, timeout: float) -> bool:
         """Write one message within ``timeout``; False (and the link closed) on failure."""
+        deadline = Deadline(timeout)
         try:
-            async with asyncio.timeout(timeout):
+            try:
                 await self.write(message)
-        except (TimeoutError, LinkClosedError):
+            finally:
+                deadline.cancel()
+        except asyncio.CancelledError:
+            if not deadline.timed_out():
+                raise
+            self.close()
+            return False
+        except LinkClosedError:
             self.close()
             return False
         return True

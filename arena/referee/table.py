@@ -39,6 +39,7 @@ from .channel import (
     Told,
     Welcome,
 )
+from .deadline import Deadline
 from .policy import POLICY, Fault, FaultKind, fallback_action
 from .result import GameResult, SeatStats
 from .starved import StarvationCredit
@@ -292,20 +293,25 @@ class Table:
         sent_at: float | None = None
         asked_at = time.monotonic()
         credit: StarvationCredit | None = None
+        # One deadline, moved once: first for the delivery, then for the answer.
+        # Delivering is not timed against the decision time, so a slow moment of the
+        # referee is not the bot's; a bot that does not read its messages at all is
+        # stalled. Its timer is armed at the earlier of the two ends (the answer's cannot
+        # come sooner), so that moving it to the answer's end re-arms nothing.
+        allowed = (time_ms + state.bank_ms) / 1000
+        deadline = Deadline(SEND_TIMEOUT, allowed)
         try:
-            # One deadline, moved once (cheaper than two on the hot path): first for the
-            # delivery, then for the answer. Delivering is not timed against the decision
-            # time, so a slow moment of the referee is not the bot's; a bot that does not
-            # read its messages at all is stalled.
-            async with asyncio.timeout(SEND_TIMEOUT) as deadline:
+            try:
                 await state.channel.request(request)
                 sent_at = time.monotonic()
                 credit = StarvationCredit.since_now(state.channel.cpu_meter)
-                deadline.reschedule(
-                    asyncio.get_running_loop().time() + (time_ms + state.bank_ms) / 1000
-                )
+                deadline.move(allowed)
                 answer = await self._await_answer(state, kind, request_id)
-        except TimeoutError:
+            finally:
+                deadline.cancel()
+        except asyncio.CancelledError:
+            if not deadline.timed_out():
+                raise
             if sent_at is None:
                 state.channel.drop()
                 answer = Refusal(FaultKind.STALLED, "the bot does not read its messages")
