@@ -71,6 +71,7 @@ def _forget_games(db: Path, run_id: str, game_index: int) -> int:
             for table, column in (
                 ("seat_stats", "game_id"),
                 ("faults", "game_id"),
+                ("decision_times", "game_id"),
                 ("games", "id"),
             ):
                 conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
