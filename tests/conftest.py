@@ -45,11 +45,11 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
-# A test over this many seconds (its set-up and its run) belongs to the whole suite only:
+# A test over this many seconds (its set-up and its run) belongs to the whole suite only
 # it is marked slow, so that the everyday loop (`pytest -m "not slow"`) stays fast. The
 # summary lists the tests that took longer without the mark (on a busy machine everything
 # is slower: a name here is a test to look at, not a failure).
-SLOW_SECONDS = 10.0
+SLOW_SECONDS = 5.0
 _took: dict[str, float] = {}
 _unmarked: dict[str, float] = {}
 

@@ -26,6 +26,7 @@ def test_ruff_format() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_mypy_strict() -> None:
     result = run(str(BIN / "mypy"))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from arena.bench.pimc import bench_pimc
 
 
+@pytest.mark.slow
 def test_bench_pimc_prints_its_figures() -> None:
     figures = bench_pimc(games=1, seed=3, budget_ms=20)
     assert figures.seconds and len(figures.seconds) == len(figures.samples)

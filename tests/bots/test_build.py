@@ -102,6 +102,7 @@ def test_a_failed_build_is_tried_again_next_time(tmp_path: Path) -> None:
             cache.prepare(load_bot(source), BotOptions())
 
 
+@pytest.mark.slow
 def test_build_timeout_kills_and_raises(tmp_path: Path) -> None:
     source = make_bot(tmp_path / "b", """["python3", "-c", "import time; time.sleep(60)"]""")
     started = time.monotonic()
@@ -111,6 +112,7 @@ def test_build_timeout_kills_and_raises(tmp_path: Path) -> None:
     assert info.value.returncode is None
 
 
+@pytest.mark.slow
 def test_missing_build_program_fails(tmp_path: Path) -> None:
     source = make_bot(tmp_path / "b", '["./no-such-build-script"]')
     with pytest.raises(BotBuildError):

@@ -34,6 +34,7 @@ def pimc_with_budget(tmp_path: Path, budget_ms: int) -> Path:
     return bot_dir
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_pimc_plays_a_real_game_without_faults_within_its_budget(tmp_path: Path) -> None:
     pimc = load_bot(pimc_with_budget(tmp_path, BUDGET_MS))

@@ -142,6 +142,7 @@ def test_log_is_capped_and_flooder_is_not_blocked(tmp_path: Path, start: StartFn
     assert f"[arena] log truncated at {cap} bytes".encode() in data
 
 
+@pytest.mark.slow
 def test_stop_kills_bot_that_ignores_sigterm(tmp_path: Path, start: StartFn) -> None:
     spec = make_bot(
         tmp_path / "bot",
@@ -162,6 +163,7 @@ def test_stop_kills_bot_that_ignores_sigterm(tmp_path: Path, start: StartFn) -> 
     assert alive_processes_in_group(proc.pid) == []
 
 
+@pytest.mark.slow
 def test_stop_uses_sigterm_first(tmp_path: Path, start: StartFn) -> None:
     spec = make_bot(
         tmp_path / "bot",
@@ -182,6 +184,7 @@ def test_stop_uses_sigterm_first(tmp_path: Path, start: StartFn) -> None:
     assert "got SIGTERM, saving state" in proc.log_tail()
 
 
+@pytest.mark.slow
 def test_stop_kills_lingering_children_of_exited_bot(tmp_path: Path, start: StartFn) -> None:
     spec = make_bot(
         tmp_path / "bot",
@@ -203,6 +206,7 @@ def test_stop_kills_lingering_children_of_exited_bot(tmp_path: Path, start: Star
     assert wait_until_gone(proc.pid, timeout=2) == []
 
 
+@pytest.mark.slow
 def test_stop_is_idempotent_and_quiet_after_exit(tmp_path: Path, start: StartFn) -> None:
     proc = start(make_bot(tmp_path / "bot", "raise SystemExit(3)\n"))
     assert wait_exit(proc) == 3
@@ -381,6 +385,7 @@ def test_processes_that_leave_the_group_are_still_ended(tmp_path: Path) -> None:
     assert not _alive(escaped)
 
 
+@pytest.mark.slow
 def test_process_limit_counts_only_the_bot(tmp_path: Path) -> None:
     """Limits.processes caps the bot's own processes (pids.max of its cgroup)."""
     from arena.bots.cgroup import PidsCgroup
@@ -419,6 +424,7 @@ def test_process_limit_counts_only_the_bot(tmp_path: Path) -> None:
     assert made < 10
 
 
+@pytest.mark.slow
 def test_cpu_of_a_sandboxed_bot_and_its_children_is_counted(tmp_path: Path) -> None:
     """The kernel's per-child accounting loses a bot in the sandbox's PID namespace; its
     cgroup counts the CPU of all its processes (the tournament bench reads it)."""

@@ -41,6 +41,7 @@ def probe_report(log: Path) -> dict[str, object]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.usefixtures("bubblewrap")
 def test_a_default_game_sandboxes_bots_from_network_files_and_other_bots(
@@ -79,6 +80,7 @@ def no_bubblewrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     sandbox_problem.cache_clear()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.usefixtures("no_bubblewrap")
 def test_without_bubblewrap_the_game_goes_on_unsandboxed_and_says_so(tmp_path: Path) -> None:

@@ -57,6 +57,7 @@ def bots(root: Path, program: str) -> list[str]:
     return paths
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_match_nobody_could_join_is_played_again_and_never_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -79,6 +80,7 @@ def test_a_match_nobody_could_join_is_played_again_and_never_counted(
     assert faults == [], faults
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_match_that_never_can_be_played_stops_the_run_with_the_reason(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
@@ -91,6 +93,7 @@ def test_a_match_that_never_can_be_played_stops_the_run_with_the_reason(tmp_path
         assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_bot_that_crashes_at_start_is_named_with_its_status_log_and_path(
     tmp_path: Path,

@@ -120,6 +120,7 @@ def _assert_standings_table(text: str, run: StoredRun, wide: bool = False) -> No
     assert "Ranking by rating" not in text
 
 
+@pytest.mark.slow
 def test_run_prints_a_standings_table(stored_run: StoredRun) -> None:
     text = stored_run.result.stdout
     assert f"run {stored_run.run_id}: 6 games played, 0 already stored" in text
@@ -147,6 +148,7 @@ def _check_report_json(data: dict[str, Any], run_id: str, games: int) -> None:
     assert data["ratings"] == []  # two entrants
 
 
+@pytest.mark.slow
 def test_run_json_prints_only_valid_json_with_standings(tmp_path: Path) -> None:
     db = tmp_path / "json.db"
     result = invoke("run", RANDOM, GREEDY, "--games", "1", "--jobs", "2", "--db", str(db), "--json")
@@ -155,6 +157,7 @@ def test_run_json_prints_only_valid_json_with_standings(tmp_path: Path) -> None:
     _check_report_json(data, _run_id(db), 6)
 
 
+@pytest.mark.slow
 def test_the_same_run_again_plays_nothing_and_reports_the_same(stored_run: StoredRun) -> None:
     db = str(stored_run.db)
     result = invoke("run", RANDOM, GREEDY, "--games", "1", "--jobs", "2", "--db", db)
@@ -166,6 +169,7 @@ def test_the_same_run_again_plays_nothing_and_reports_the_same(stored_run: Store
     _check_report_json(json.loads(again.stdout), stored_run.run_id, 6)
 
 
+@pytest.mark.slow
 def test_report_prints_the_standings_of_the_stored_run(stored_run: StoredRun) -> None:
     result = invoke("report", "--db", str(stored_run.db))
     assert_ok(result)
@@ -212,6 +216,7 @@ def _assert_whole_at_80_columns(text: str) -> None:
     assert text.index("Ranking by rating") < text.index("Standings by win rate"), text
 
 
+@pytest.mark.slow
 def test_run_and_report_fit_80_columns(three_entrant_run: ThreeEntrantRun) -> None:
     run_output = three_entrant_run.result.stdout
     # the report that ``arena run`` prints once its games are played (not its progress line)
@@ -230,6 +235,7 @@ def test_run_and_report_fit_80_columns(three_entrant_run: ThreeEntrantRun) -> No
         assert re.search(r"│ +too few seeds │ +12 │ +2$", line), line
 
 
+@pytest.mark.slow
 def test_report_wide_adds_the_secondary_columns(three_entrant_run: ThreeEntrantRun) -> None:
     result = invoke("report", "--db", str(three_entrant_run.db), "--wide", columns=80)
     assert_ok(result)
@@ -237,6 +243,7 @@ def test_report_wide_adds_the_secondary_columns(three_entrant_run: ThreeEntrantR
     assert set(NARROW_HEADERS) | set(WIDE_HEADERS) <= _header_cells(result.stdout)
 
 
+@pytest.mark.slow
 def test_report_json_of_three_entrants_has_ratings(three_entrant_run: ThreeEntrantRun) -> None:
     result = invoke("report", "--db", str(three_entrant_run.db), "--json", columns=80)
     assert_ok(result)
@@ -251,6 +258,7 @@ def test_report_json_of_three_entrants_has_ratings(three_entrant_run: ThreeEntra
         assert r["low"] is None and r["high"] is None and r["too_few_seeds"], r
 
 
+@pytest.mark.slow
 def test_report_json(stored_run: StoredRun) -> None:
     result = invoke("report", "--db", str(stored_run.db), "--json")
     assert_ok(result)
@@ -276,6 +284,7 @@ def _assert_replay_text(text: str, deals: int) -> None:
     assert " wins after " in last or last.startswith("Draw after"), last
 
 
+@pytest.mark.slow
 def test_replay_of_a_stored_game(stored_run: StoredRun) -> None:
     for game_id in (1, 6):
         result = invoke("replay", str(game_id), "--db", str(stored_run.db))
@@ -283,6 +292,7 @@ def test_replay_of_a_stored_game(stored_run: StoredRun) -> None:
         _assert_replay_text(result.stdout, _deal_count(stored_run.db, game_id))
 
 
+@pytest.mark.slow
 def test_replay_of_the_record_file_of_arena_play(tmp_path: Path) -> None:
     out = tmp_path / "play"
     played = invoke("play", RANDOM, GREEDY, RANDOM, "--seed", "3", "--out", str(out))
@@ -297,6 +307,7 @@ def test_replay_of_the_record_file_of_arena_play(tmp_path: Path) -> None:
     _assert_replay_text(result.stdout, len(record["deals"]))
 
 
+@pytest.mark.slow
 def test_bench_engine_prints_decisions_per_second() -> None:
     result = invoke("bench", "engine", "--games", "20", "--rounds", "1")
     assert_ok(result)
@@ -310,6 +321,7 @@ def _figure(pattern: str, text: str) -> float:
     return float(match.group(1))
 
 
+@pytest.mark.slow
 def test_bench_referee_prints_each_round_and_the_median_ratio() -> None:
     """Six real bot processes and both ping-pongs, twice; the ratio is a median of rounds."""
     result = invoke("bench", "referee", "--games", "1", "--pingpong", "300", "--rounds", "2")
@@ -327,6 +339,7 @@ def test_bench_referee_prints_each_round_and_the_median_ratio() -> None:
     assert re.search(r"^round trip per decision: median [\d.]+ ms, p99 [\d.]+ ms$", out, re.M)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_bench_tournament_prints_scaling_and_start_up_share(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -417,11 +430,13 @@ def test_report_of_a_database_that_does_not_exist(tmp_path: Path) -> None:
     assert not db.exists()
 
 
+@pytest.mark.slow
 def test_report_of_a_run_that_does_not_exist(stored_run: StoredRun) -> None:
     result = invoke("report", "feedfacecafe", "--db", str(stored_run.db))
     assert_clean_failure(result, "feedfacecafe")
 
 
+@pytest.mark.slow
 def test_replay_of_a_game_id_that_does_not_exist(stored_run: StoredRun) -> None:
     result = invoke("replay", "9999", "--db", str(stored_run.db))
     assert_clean_failure(result, "no game 9999")
@@ -432,6 +447,7 @@ def test_replay_with_a_database_that_does_not_exist(tmp_path: Path) -> None:
     assert_clean_failure(result, "no results database")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "game",
     [
@@ -478,6 +494,7 @@ def _record_file(stored_run: StoredRun) -> tuple[dict[str, Any], bytes]:
     return record, gzip.compress(json.dumps(record).encode())
 
 
+@pytest.mark.slow
 def test_replay_of_files_that_are_not_records(stored_run: StoredRun, tmp_path: Path) -> None:
     record, _ = _record_file(stored_run)
     cases: dict[str, bytes] = {
@@ -496,6 +513,7 @@ def test_replay_of_files_that_are_not_records(stored_run: StoredRun, tmp_path: P
         assert_clean_failure(result)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "damage",
     ["truncated", "corrupted"],
@@ -517,6 +535,7 @@ def test_replay_of_a_damaged_record_file(
     assert_clean_failure(result, "cannot read a game record")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "edit",
     ["infinite-draw-limit", "entrants-not-objects"],

@@ -38,6 +38,7 @@ def _stored_games(db: Path) -> int:
         conn.close()
 
 
+@pytest.mark.slow
 def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     first = invoke("compare", GREEDY, LOWEST, "--db", str(db), *QUICK, *FAST)
@@ -70,6 +71,7 @@ def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_pat
     assert json.loads(report.stdout)["games"] == games
 
 
+@pytest.mark.slow
 def test_random_against_its_copy_is_never_better_at_a_small_cap(tmp_path: Path) -> None:
     copy = copy_bot("random", tmp_path / "random-copy", "random2")
     db = tmp_path / "arena.db"
@@ -183,6 +185,7 @@ def test_test_settings_out_of_range_are_refused(
     assert_clean_failure(result, phrase)
 
 
+@pytest.mark.slow
 def test_another_comparison_under_the_same_run_id_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     run = invoke("run", GREEDY, LOWEST, "--games", "1", "--db", str(db), *FAST)

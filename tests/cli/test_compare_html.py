@@ -19,6 +19,7 @@ from .test_compare import FAST
 pytestmark = pytest.mark.timeout(600)
 
 
+@pytest.mark.slow
 def test_a_comparison_writes_its_page_and_names_it_last(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     page = tmp_path / "compare.html"

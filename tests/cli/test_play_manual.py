@@ -32,6 +32,7 @@ def test_the_guide_lists_the_variables_printed() -> None:
     assert listed == {*VARIABLES, "ARENA_PROTOCOL"}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_bot_started_with_the_printed_line_plays_the_open_seat(tmp_path: Path) -> None:
     env_dump = tmp_path / "env.txt"

@@ -60,6 +60,7 @@ def run_settings(db: Path) -> dict[str, object]:
         conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_twelve_entrant_sampled_run_completes_resumes_and_is_rated(tmp_path: Path) -> None:
     bots = twelve_entrants(tmp_path / "bots")

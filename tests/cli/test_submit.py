@@ -23,6 +23,7 @@ def submit(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("bot", ["greedy", "random", "lowest", "node", "cpp"])
 def test_submit_accepts_each_sample_bot(bot: str, tmp_path: Path) -> None:
@@ -39,6 +40,7 @@ def test_submit_accepts_each_sample_bot(bot: str, tmp_path: Path) -> None:
     assert listing.exit_code == 0 and entry.version in listing.output
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     ("bot", "check", "reason", "log"),
@@ -64,6 +66,7 @@ def test_submit_refuses_a_bad_bot_with_the_reason_and_log(
         assert output.count("not run: the bot never joined") == 4, output
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_run_plays_registered_bots_by_name(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
@@ -89,6 +92,7 @@ def test_run_plays_registered_bots_by_name(tmp_path: Path) -> None:
     assert missing.exit_code != 0 and "no registered bot 'nosuchbot'" in missing.output
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_run_builds_a_bot_that_says_how(tmp_path: Path) -> None:
     """A bot whose manifest has a build command is built before it plays."""
@@ -118,6 +122,7 @@ def test_run_builds_a_bot_that_says_how(tmp_path: Path) -> None:
     assert "Traceback" not in failed.output
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_submitted_bot_that_generates_code_runs_by_its_version(tmp_path: Path) -> None:
     """A build that writes gen/ (stubs, say) changes neither the source nor the version:

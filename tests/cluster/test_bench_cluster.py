@@ -12,6 +12,7 @@ from arena.cli import app
 pytestmark = pytest.mark.timeout(300)
 
 
+@pytest.mark.slow
 def test_bench_cluster_prints_every_figure() -> None:
     args = ["bench", "cluster", "--matches", "2", "--games", "1", "--no-sandbox"]
     result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})

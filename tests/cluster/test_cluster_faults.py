@@ -26,6 +26,7 @@ LATE_ENTRANTS = (*ENTRANTS, str(sample_path("random")))
 LATE_TOTAL = 18 * GAMES
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path) -> None:
     cluster = start_local_cluster(tmp_path / "cluster", workers=2)
     db = tmp_path / "arena.db"
@@ -60,6 +61,7 @@ def test_a_worker_killed_mid_match_and_a_late_joiner_lose_no_game(tmp_path: Path
     assert match_logs(late), f"the late worker got no match\n{cluster.logs()}"
 
 
+@pytest.mark.slow
 def test_a_coordinator_killed_mid_run_is_resumed_by_the_same_command(tmp_path: Path) -> None:
     cluster = start_local_cluster(tmp_path / "cluster", workers=2)
     db = tmp_path / "arena.db"

@@ -30,6 +30,7 @@ def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCl
         cluster.stop()
 
 
+@pytest.mark.slow
 def test_a_cluster_run_stores_the_games_a_local_run_stores(
     shared_cluster: LocalCluster, tmp_path: Path
 ) -> None:
@@ -54,6 +55,7 @@ def test_a_cluster_run_stores_the_games_a_local_run_stores(
 BUILD_COUNTING = '\nbuild = ["sh", "-c", "mkdir -p build && echo run >> build/runs"]\n'
 
 
+@pytest.mark.slow
 def test_a_bot_is_shipped_to_workers_that_have_no_copy_and_built_there_once(
     shared_cluster: LocalCluster, tmp_path: Path
 ) -> None:
@@ -82,6 +84,7 @@ def test_a_bot_is_shipped_to_workers_that_have_no_copy_and_built_there_once(
     assert not (source / "build").exists(), "the coordinator built it: it should not have to"
 
 
+@pytest.mark.slow
 def test_a_build_that_fails_on_a_worker_is_reported_like_a_local_one(
     shared_cluster: LocalCluster, tmp_path: Path
 ) -> None:
@@ -99,6 +102,7 @@ def test_a_build_that_fails_on_a_worker_is_reported_like_a_local_one(
     assert "Traceback" not in done.stderr, shown(done)
 
 
+@pytest.mark.slow
 def test_a_comparison_plays_its_batches_on_the_cluster(
     shared_cluster: LocalCluster, tmp_path: Path
 ) -> None:

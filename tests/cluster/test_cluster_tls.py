@@ -38,6 +38,7 @@ def make_certificates(root: Path) -> TlsFiles:
     return TlsFiles(root / "ca.pem", root / "node.pem", root / "node.key")
 
 
+@pytest.mark.slow
 def test_a_run_over_tls_and_connections_without_it_refused(tmp_path: Path) -> None:
     tls = make_certificates(tmp_path / "certs")
     cluster = start_local_cluster(tmp_path / "cluster", workers=1, tls=tls)

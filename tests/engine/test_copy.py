@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -74,6 +75,7 @@ def test_play_on_the_original_leaves_the_copy_unchanged(
     assert snapshot(clone) == expected
 
 
+@pytest.mark.slow
 @COPY_SETTINGS
 @given(seed=SEEDS, before=st.integers(0, 400), rng_seed=st.integers(0, 2**32))
 def test_same_actions_on_copy_and_original_give_the_same_record(

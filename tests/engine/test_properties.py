@@ -90,6 +90,7 @@ def play_checked(seed: int, rng_seed: int, policy: Policy, draw_limit: int) -> G
     return game
 
 
+@pytest.mark.slow
 @GAME_SETTINGS
 @given(
     seed=SEEDS,
@@ -127,6 +128,7 @@ def finished_record(seed: int, rng_seed: int, policy: str) -> dict[str, Any]:
     return to_record(game)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(seed=SEEDS, rng_seed=SEEDS, policy=st.sampled_from(sorted(POLICIES)), data=st.data())
 def test_tampering_with_a_played_card_or_the_contract_bid_fails_replay(

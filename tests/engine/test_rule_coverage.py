@@ -116,6 +116,7 @@ def test_links_to_the_rule_book_resolve() -> None:
     assert "docs/RULES.md" in (REPO / "README.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_fresh_clone_alone_passes_the_rule_coverage(tmp_path: Path) -> None:
     """A clone with nothing beside it (no shared/) finds its rules and covers every id."""

@@ -137,6 +137,7 @@ def test_printable_keeps_newlines_only_when_asked() -> None:
 _CONTROL_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_printable_output_has_no_control_or_format_character(text: str) -> None:
     out = printable(text)
@@ -283,6 +284,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, Path]:
     return result, record
 
 
+@pytest.mark.slow
 def test_play_prints_the_faults_of_a_hostile_bot_literally(played: tuple[Result, Path]) -> None:
     result, _ = played
     assert_ok(result)
@@ -306,6 +308,7 @@ def test_replay_of_a_record_whose_entrant_name_is_hostile(
     assert f"team 0 ({SHOWN_HOSTILE}) = seats 0 and 3" in result.stdout, show(result)
 
 
+@pytest.mark.slow
 def test_submit_refuses_a_hostile_bot_with_its_reason_and_log_literally(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     result = invoke("submit", MARKUP, "--games", "1", "--registry", str(registry))
@@ -319,6 +322,7 @@ def test_submit_refuses_a_hostile_bot_with_its_reason_and_log_literally(tmp_path
     assert Registry(registry).entries() == []
 
 
+@pytest.mark.slow
 def test_run_report_and_replay_with_a_hostile_bot_and_a_hostile_stored_name(
     tmp_path: Path,
 ) -> None:

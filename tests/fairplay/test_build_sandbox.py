@@ -149,6 +149,7 @@ def test_only_the_operator_gives_a_build_the_network(
     assert report["network"] == "CONNECTED"
 
 
+@pytest.mark.slow
 def test_arena_run_builds_in_the_sandbox(tmp_path: Path, listener: socket.socket) -> None:
     """The same build through the command line: the run goes on, the attack changes nothing."""
     source, targets = hostile_build(tmp_path, listener.getsockname()[1])

@@ -52,6 +52,7 @@ def victims_seconds(result: PlayResult) -> list[float]:
     ]
 
 
+@pytest.mark.slow
 def test_a_hog_makes_no_other_seat_fault_or_wait(tmp_path: Path) -> None:
     calm = play(str(SAMPLES / "random"), tmp_path / "calm")
     hogged = play(str(BOTS / "cpu_hog"), tmp_path / "hogged")

@@ -100,6 +100,7 @@ AT_LEAST = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("abuse", sorted(AT_LEAST))
 def test_flood_of_one_seat_leaves_the_others_alone(abuse: str, tmp_path: Path) -> None:
@@ -114,6 +115,7 @@ def test_flood_of_one_seat_leaves_the_others_alone(abuse: str, tmp_path: Path) -
         assert record["refused_streams"] >= least, record
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_oversized_frames_headers_and_messages_end_only_the_abusers_seat(
     tmp_path: Path,
@@ -128,6 +130,7 @@ def test_oversized_frames_headers_and_messages_end_only_the_abusers_seat(
     assert FaultKind.CLOSED in kinds, result.report.faults
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_connection_that_never_reads_is_the_abusers_problem(tmp_path: Path) -> None:
     """Once welcomed, it never reads again and floods PINGs and SETTINGS, each asking for
@@ -141,6 +144,7 @@ def test_a_connection_that_never_reads_is_the_abusers_problem(tmp_path: Path) ->
     assert kinds & {FaultKind.CLOSED, FaultKind.STALLED, FaultKind.TIMEOUT}, kinds
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("zoo_bot", ["message_flood", "stale_flood"])
 def test_grpc_message_flood_on_one_team_leaves_the_others_alone(
@@ -170,6 +174,7 @@ def start_joiner(address: str, token: str, seat: int) -> subprocess.Popen[bytes]
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=H2_BOT)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_a_join_that_waited_for_a_busy_referee_is_not_late() -> None:
     """The join arrives in time but the event loop is blocked past the deadline (as by a
@@ -232,6 +237,7 @@ async def join_status(address: str, token: str) -> grpc.StatusCode | str:
         return "answered"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_a_seats_socket_takes_only_that_seats_token(tmp_path: Path) -> None:
     """Two tables on one referee, every seat open (no processes): each seat has its own

@@ -63,6 +63,7 @@ def play(attacker: BotSpec, out: Path) -> dict[int, dict[str, Any]]:
     return reports
 
 
+@pytest.mark.slow
 def test_partners_share_no_lock_keyring_or_page_cache_and_no_match_remembers(
     tmp_path: Path,
 ) -> None:

@@ -72,6 +72,7 @@ def play_match(plan: MatchPlan) -> tuple[Match, Table]:
     return asyncio.run(main())
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_memory_limit_holds_for_all_the_bots_processes_together(tmp_path: Path) -> None:
     memory_cgroup_or_fail()
@@ -201,6 +202,7 @@ def start_and_kill_arena(tmp_path: Path, marker: str, *flags: str) -> int:
     return arena.pid
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_unsandboxed_daemon_is_reaped_by_the_next_arena(tmp_path: Path, marker: str) -> None:
     dead_arena = start_and_kill_arena(tmp_path, marker, "--no-sandbox")
@@ -230,6 +232,7 @@ def test_unsandboxed_daemon_is_reaped_by_the_next_arena(tmp_path: Path, marker: 
     assert str(dead_arena) in owners.split(", ")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_sandboxed_daemon_dies_with_the_arena(tmp_path: Path, marker: str) -> None:
     if shutil.which("bwrap") is None:

@@ -84,6 +84,7 @@ def play_clean(attacker: BotSpec, out: Path) -> PlayResult:
     return result
 
 
+@pytest.mark.slow
 def test_proc_shows_no_other_process_and_no_token(tmp_path: Path) -> None:
     result = play_clean(load_bot(BOTS / "sb_proc"), tmp_path)
     for seat in ATTACKER_SEATS:
@@ -94,6 +95,7 @@ def test_proc_shows_no_other_process_and_no_token(tmp_path: Path) -> None:
         assert max(found["pids"]) <= 3, found
 
 
+@pytest.mark.slow
 def test_signals_reach_no_other_bot(tmp_path: Path) -> None:
     result = play_clean(load_bot(BOTS / "sb_signal"), tmp_path)
     for seat in ATTACKER_SEATS:
@@ -104,6 +106,7 @@ def test_signals_reach_no_other_bot(tmp_path: Path) -> None:
     # Every victim played to the end (play_clean): no seat was closed by a signal.
 
 
+@pytest.mark.slow
 def test_partners_cannot_talk_over_loopback_or_abstract_sockets(tmp_path: Path) -> None:
     result = play_clean(load_bot(BOTS / "sb_tcp"), tmp_path)
     listener, connector = (report_of(result, seat) for seat in ATTACKER_SEATS)
@@ -114,6 +117,7 @@ def test_partners_cannot_talk_over_loopback_or_abstract_sockets(tmp_path: Path) 
     assert connector["connect_abstract"].startswith("refused"), connector
 
 
+@pytest.mark.slow
 def test_other_seats_and_matches_files_are_invisible(tmp_path: Path) -> None:
     out = tmp_path / "out"
     other_match = tmp_path / "earlier" / "logs" / "play-1"
@@ -148,6 +152,7 @@ def test_other_seats_and_matches_files_are_invisible(tmp_path: Path) -> None:
     assert sorted(p.name for p in result.log_dir.iterdir()) == [f"seat{s}.log" for s in range(6)]
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_at_the_cap_and_leaves_nothing(tmp_path: Path) -> None:
     result = play_clean(load_bot(BOTS / "sb_disk"), tmp_path)
     for seat in ATTACKER_SEATS:
@@ -162,6 +167,7 @@ def test_a_full_disk_stops_at_the_cap_and_leaves_nothing(tmp_path: Path) -> None
     assert not any(p.name == "fill" for p in kept)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsandboxed"])
 def test_the_environment_is_the_allowlist_and_the_operators_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: bool
@@ -189,6 +195,7 @@ def test_the_environment_is_the_allowlist_and_the_operators_names(
         assert env["HOME"] == found["cwd"] == home, found
 
 
+@pytest.mark.slow
 def test_arena_run_keeps_the_results_database_and_logs_from_bots(tmp_path: Path) -> None:
     results = tmp_path / "results"
     db = results / "arena.db"
@@ -230,6 +237,7 @@ def test_arena_run_keeps_the_results_database_and_logs_from_bots(tmp_path: Path)
         assert store.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6
 
 
+@pytest.mark.slow
 def test_no_sandbox_says_in_one_line_that_bots_are_trusted(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(
         app,

@@ -283,6 +283,7 @@ def _assert_no_key_material(roots: list[Path], secrets: list[bytes], skip: tuple
     return searched
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_arena_run_same_seed_same_records_no_seed_secret_and_no_key_in_the_logs(
     tmp_path: Path,
@@ -321,6 +322,7 @@ def test_arena_run_same_seed_same_records_no_seed_secret_and_no_key_in_the_logs(
         assert key.secret in b"".join(p.read_bytes() for p in skip if p.exists())
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_arena_play_keeps_its_key_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``arena play`` without ``--seed``: the key it draws is in no file it writes (the

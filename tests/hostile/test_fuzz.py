@@ -40,6 +40,9 @@ from arena.wire.protocol import CARD_TEXTS
 
 from .helpers import TALLY, Steady, play_in_process, sample
 
+# Slow: every test fuzzes one match of real bot processes, played for the module.
+pytestmark = pytest.mark.slow
+
 # Long decision times: the fuzzing seat answers at once, but hypothesis may pause between
 # examples, and a timeout would be a fault the model did not predict.
 SETTINGS = TableSettings(decision_ms=10_000, overage_ms=1_000, join_timeout_s=5)
@@ -472,6 +475,7 @@ def test_card_texts_must_be_exact(fuzz: FuzzMatch) -> None:
     assert set(seen.values()) == {"malformed"}, f"accepted as cards: {seen}"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_fuzzed_match_finishes(fuzz: FuzzMatch) -> None:
     """Every game of the match ends and replays; only seat 0 faulted, once per bad example."""

@@ -336,6 +336,7 @@ def test_every_zoo_bot_has_a_test() -> None:
     assert sorted(p.name for p in ZOO.iterdir() if (p / "bot.toml").exists()) == sorted(EXPECT)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", list(EXPECT))
 def test_hostile_bot(name: str, tmp_path: Path) -> None:

@@ -30,7 +30,8 @@ from arena.tournament.store import ResultsStore
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_bots"
 
-pytestmark = pytest.mark.timeout(600)
+# Slow: every test reads a comparison played for the module: the whole suite only.
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 
 @dataclass(frozen=True)
@@ -79,12 +80,14 @@ def comparison(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
     return Comparison(db, page, json.loads(result.stdout), result.stderr)
 
 
+@pytest.mark.slow
 def test_the_command_names_the_comparison_page(comparison: Comparison) -> None:
     line = " ".join(comparison.stderr.split())  # with --json, stdout stays JSON
     assert f"comparison page: {comparison.page} (replays of every game" in line
     assert comparison.page.is_file()
 
 
+@pytest.mark.slow
 def test_the_page_shows_the_verdict_score_interval_and_settings(
     comparison: Comparison, page: Page, page_log: PageLog
 ) -> None:

@@ -46,7 +46,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_bots"
 ARENA = str(Path(sys.executable).parent / "arena")
 
-pytestmark = pytest.mark.timeout(300)
+# Slow: every test reads games played for the module: the whole suite only.
+pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 
 HOSTILE_NAME = '</script><img src=x onerror="window.pwned=1"><b>bold</b>'
 HOSTILE_LOG = "\x1b[31mred\x1b[0m <script>window.pwned=2</script> & </pre>"
@@ -202,6 +203,7 @@ def _open(page: Page, shown: Replay) -> None:
     page.wait_for_function("window.replay !== undefined")
 
 
+@pytest.mark.slow
 def test_each_step_shows_what_the_engine_gives(page: Page, all_pages: list[Replay]) -> None:
     checked = 0
     for shown in all_pages:
@@ -232,6 +234,7 @@ def test_each_step_shows_what_the_engine_gives(page: Page, all_pages: list[Repla
     assert checked >= 15
 
 
+@pytest.mark.slow
 def test_a_deal_s_points_by_category_are_the_engine_s(page: Page, all_pages: list[Replay]) -> None:
     for shown in all_pages[:3]:
         _open(page, shown)
@@ -257,6 +260,7 @@ def test_a_deal_s_points_by_category_are_the_engine_s(page: Page, all_pages: lis
             assert page.evaluate(SHOWN)["scores"] == list(engine_deal.scores_after)
 
 
+@pytest.mark.slow
 def test_no_console_error_and_no_request(
     page: Page, page_log: PageLog, all_pages: list[Replay]
 ) -> None:
@@ -275,6 +279,7 @@ def test_no_console_error_and_no_request(
     assert page_log.requests_besides(*(shown.url for shown in all_pages)) == []
 
 
+@pytest.mark.slow
 def test_keyboard_navigation(page: Page, stored_pages: list[Replay]) -> None:
     shown = stored_pages[1]
     document = replay_document(shown.bundle)
@@ -299,6 +304,7 @@ def test_keyboard_navigation(page: Page, stored_pages: list[Replay]) -> None:
     assert page.evaluate("document.body.dataset.deal") == "2"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
 def test_both_viewports_render_without_horizontal_overflow(
     page: Page, viewport: dict[str, int], stored_pages: list[Replay], artefacts: Path
@@ -337,6 +343,7 @@ def _mid_trick(record: dict[str, Any]) -> int:
     raise AssertionError("no trick in the game reached four cards")
 
 
+@pytest.mark.slow
 def test_hostile_names_logs_and_faults_show_literally(
     page: Page, page_log: PageLog, engine_pages: list[Replay], tmp_path: Path
 ) -> None:
@@ -480,6 +487,7 @@ def _over_step(document: dict[str, Any]) -> int:
     return int(document["steps"]["kind"].index("over"))
 
 
+@pytest.mark.slow
 def test_the_result_is_shown_only_once_play_reaches_it(
     page: Page, stored_pages: list[Replay]
 ) -> None:
@@ -542,6 +550,7 @@ def test_the_next_fault_button_and_key_land_on_faults(
     assert page.locator("#jump-note").inner_text() == "no fault after this step"
 
 
+@pytest.mark.slow
 def test_the_next_turn_of_a_chosen_seat(page: Page, stored_pages: list[Replay]) -> None:
     shown = stored_pages[2]
     game = start_game(shown.record)
@@ -559,6 +568,7 @@ def test_the_next_turn_of_a_chosen_seat(page: Page, stored_pages: list[Replay]) 
         assert page.locator("#decision").get_attribute("data-seat") == "4"
 
 
+@pytest.mark.slow
 def test_each_decision_shows_the_engine_s_legal_choices(
     page: Page, stored_pages: list[Replay]
 ) -> None:
@@ -646,6 +656,7 @@ def test_on_a_phone_the_controls_stay_in_view(
     page.screenshot(path=artefacts / "replay-390x844-scrolled.png")
 
 
+@pytest.mark.slow
 def test_a_record_of_arena_play_shows_its_seat_logs(tmp_path: Path, page: Page) -> None:
     """``arena play`` writes OUT/games/<match>.json.gz and OUT/logs/<match>/seat*.log; the
     replay page of the record shows each seat's log (a bot that writes one, on team 0)."""

@@ -50,7 +50,11 @@ HOSTILE = (
     "]]><svg onload=window.pwned=2>",
 )
 
-pytestmark = pytest.mark.timeout(600)  # the run and its replays are set up in the first test
+# Slow: every test reads a run played for the module: the whole suite only.
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.slow,
+]  # the run and its replays are set up in the first test
 
 
 def invoke(*args: str) -> subprocess.CompletedProcess[str]:
@@ -124,6 +128,7 @@ def no_horizontal_overflow(page: Page) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
 
+@pytest.mark.slow
 def test_the_run_names_the_page_on_its_last_line(report_run: ReportRun) -> None:
     last = report_run.result.stdout.strip().splitlines()[-1]
     assert last.startswith(f"report page: {report_run.page} "), show(report_run.result)
@@ -132,6 +137,7 @@ def test_the_run_names_the_page_on_its_last_line(report_run: ReportRun) -> None:
     assert replay_directory(report_run.page).is_dir()
 
 
+@pytest.mark.slow
 def test_every_entrant_shows_the_json_reports_interval(
     report_run: ReportRun, page: Page, page_log: PageLog
 ) -> None:
@@ -239,6 +245,7 @@ def test_decision_times_have_a_distribution_per_entrant(report_run: ReportRun, p
         assert float(rows.nth(number).get_attribute("data-median") or "nan") > 0.0
 
 
+@pytest.mark.slow
 def test_every_game_links_a_replay_that_loads_cleanly(
     report_run: ReportRun, page: Page, page_log: PageLog
 ) -> None:
@@ -312,6 +319,7 @@ def hostile_db(report_run: ReportRun, tmp_path_factory: pytest.TempPathFactory) 
     return db
 
 
+@pytest.mark.slow
 def test_hostile_entrant_names_render_literally(
     hostile_db: Path, page: Page, page_log: PageLog, tmp_path: Path
 ) -> None:
@@ -341,6 +349,7 @@ def test_hostile_entrant_names_render_literally(
     assert page_log.errors == []
 
 
+@pytest.mark.slow
 def test_a_large_run_gets_replays_of_its_instructive_games_only(
     report_run: ReportRun, page: Page, tmp_path: Path
 ) -> None:
@@ -419,6 +428,7 @@ def test_instructive_games_are_few_and_each_says_why(
     assert all(by_id[game_id] for game_id in chosen)
 
 
+@pytest.mark.slow
 def test_the_games_list_filters_by_entrant(
     report_run: ReportRun, page: Page, page_log: PageLog, tmp_path: Path
 ) -> None:

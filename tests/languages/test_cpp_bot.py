@@ -26,6 +26,9 @@ from .common import (
     tcp_match,
 )
 
+# The C++ bot is built for the module (about a minute): the whole suite only.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 CPP_BOT = sample_bots_dir() / "cpp"
 RANDOM_BOT = sample_bots_dir() / "random"
@@ -60,6 +63,7 @@ def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
     return built
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_cpp_bot_plays_a_clean_match_and_beats_random(cpp_bot: BotSpec, tmp_path: Path) -> None:
     random_bot = load_bot(RANDOM_BOT)

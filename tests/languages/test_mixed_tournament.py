@@ -13,6 +13,7 @@ from arena.bots.samples import sample_bots_dir
 from .common import check_clean_tournament
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_python_node_and_cpp_bots_play_a_clean_tournament(tmp_path: Path) -> None:
     # Built as the arena builds them (node's npm ci with the network the operator grants).

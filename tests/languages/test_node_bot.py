@@ -25,6 +25,9 @@ from .common import (
     tcp_match,
 )
 
+# The Node.js bot is built for the module: the whole suite only.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 NODE_BOT = sample_bots_dir() / "node"
 RANDOM_BOT = sample_bots_dir() / "random"
@@ -51,6 +54,7 @@ def node_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
     return built
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_node_bot_plays_a_clean_match_and_beats_random(node_bot: BotSpec, tmp_path: Path) -> None:
     random_bot = load_bot(RANDOM_BOT)
@@ -61,6 +65,7 @@ def test_node_bot_plays_a_clean_match_and_beats_random(node_bot: BotSpec, tmp_pa
     check_first_team_holds_its_own(reports, names_trump=False)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_node_bot_over_tcp(node_bot: BotSpec, tmp_path: Path) -> None:
     tcp_match(node_bot, tmp_path)

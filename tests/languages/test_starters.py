@@ -38,6 +38,7 @@ def _missing(language: str) -> list[str]:
     return missing
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("language", sorted(NEEDS))
 def test_starter_builds_and_plays_without_a_fault(language: str, tmp_path: Path) -> None:

@@ -29,6 +29,9 @@ from .common import (
     play_match,
 )
 
+# The Go bot is built for the module: the whole suite only.
+pytestmark = pytest.mark.slow
+
 GO_BOT = sample_bots_dir() / "go"
 SHELL_BOT = sample_bots_dir() / "shell"
 GREEDY_BOT = sample_bots_dir() / "greedy"
@@ -79,6 +82,7 @@ def check_all_seats_clean(reports: list[GameResult]) -> None:
         assert list(report.faults) == [], report.faults
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_go_bot_plays_a_clean_match_and_beats_random(go_bot: BotSpec, tmp_path: Path) -> None:
     games = 4
@@ -93,6 +97,7 @@ def test_go_bot_plays_a_clean_match_and_beats_random(go_bot: BotSpec, tmp_path: 
     check_first_team_holds_its_own(reports)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_shell_bot_plays_a_clean_match(shell_bot: BotSpec, tmp_path: Path) -> None:
     games = 3
@@ -109,6 +114,7 @@ def test_shell_bot_plays_a_clean_match(shell_bot: BotSpec, tmp_path: Path) -> No
     assert all("jq" not in log for log in logs), logs
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_stdio_bots_play_a_clean_tournament_with_the_python_samples(
     go_bot: BotSpec, shell_bot: BotSpec, tmp_path: Path

@@ -106,6 +106,7 @@ def check_faulted(
 # --- illegal answers ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     ("mode", "rule", "decision"),
@@ -145,6 +146,7 @@ def test_answer_to_the_wrong_request(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert item.notice.reason == f"answer to request {rid + 1000}; the open request is {rid}"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_answer_of_the_wrong_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = faulty_match(tmp_path, monkeypatch, "wrong_kind")
@@ -154,6 +156,7 @@ def test_answer_of_the_wrong_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert item.notice.reason == "a play decision was asked, but the answer sets 'bid'"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_malformed_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = faulty_match(tmp_path, monkeypatch, "malformed")
@@ -168,6 +171,7 @@ def test_malformed_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 # --- time ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_timeout_drains_the_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first answer comes after decision time plus bank: ``timeout``, and the bank is
@@ -195,6 +199,7 @@ def test_timeout_drains_the_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 # --- seats that go away or never come ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_process_exit_mid_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The process exits at its fifth decision: one ``closed`` fault, then auto-play to the
@@ -227,6 +232,7 @@ def _turns(run: MatchRun, seat: int) -> int:
     return turns
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_bot_that_never_joins(tmp_path: Path) -> None:
     settings = replace(FAST, join_timeout_s=2.0)
@@ -252,6 +258,7 @@ def test_bot_that_never_joins(tmp_path: Path) -> None:
 # --- joining: tokens and versions -------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_join_refusals(tmp_path: Path) -> None:
     """Bad joins are refused with the documented status; none of them burns the token."""
@@ -354,6 +361,7 @@ def test_stream_without_join_is_refused_at_the_join_timeout() -> None:
     assert asyncio.run(scenario()) is grpc.StatusCode.DEADLINE_EXCEEDED
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_manual_seat_may_join_after_the_automatic_seats_deadline(tmp_path: Path) -> None:
     """A manual seat's token is valid for MANUAL_JOIN_TIMEOUT_S; the table must wait for it.
@@ -386,6 +394,7 @@ def test_manual_seat_may_join_after_the_automatic_seats_deadline(tmp_path: Path)
 # --- many faults, and floods ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(90)
 def test_no_fault_stops_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A seat that faults at every decision: both games of the match still finish."""
@@ -406,6 +415,7 @@ def test_no_fault_stops_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_flood_is_recorded_and_told(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """300 unsolicited messages are far beyond the allowance: a ``flood`` fault, told.

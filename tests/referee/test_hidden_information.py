@@ -21,6 +21,9 @@ from arena.v1 import arena_pb2 as pb
 
 from .harness import MatchRun, check_games, check_seat_decisions, recorder, run_match
 
+# Every test reads a match of real bot processes played for the module.
+pytestmark = pytest.mark.slow
+
 CARD_TEXTS = frozenset(str(c) for c in CARDS)
 CARD_TOKEN = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK)\b")
 SUIT_LETTER = {pb.SUIT_CLUBS: "C", pb.SUIT_DIAMONDS: "D", pb.SUIT_HEARTS: "H", pb.SUIT_SPADES: "S"}
@@ -172,6 +175,7 @@ def own_exchanges(deal: dict[str, Any], seat: int) -> list[tuple[set[str], set[s
 # --- the tests --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("seat", range(6))
 def test_seat_gets_every_public_event_in_order(run: MatchRun, seat: int) -> None:

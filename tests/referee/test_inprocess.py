@@ -89,6 +89,7 @@ class SlowOnce(Recording):
         return super().play(decision)
 
 
+@pytest.mark.slow
 def test_the_same_bots_play_the_same_game_in_process_and_over_grpc(tmp_path: Path) -> None:
     match = run_loop(play_in_process([GREEDY() for _ in range(6)], [3]))
     assert match.table.faults == []

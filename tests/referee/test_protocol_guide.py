@@ -23,6 +23,7 @@ def times(run: MatchRun, seat: int) -> dict[str, float]:
     return {entry["what"]: entry["at"] for entry in map(json.loads, lines)}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_the_welcome_comes_after_all_six_seats_joined(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -39,6 +40,7 @@ def test_the_welcome_comes_after_all_six_seats_joined(
     assert min(times(run, s)["joined"] for s in range(6) if s != 4) < late_join - 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_an_answer_sent_before_its_request_is_the_answer_to_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -70,6 +72,7 @@ def first_action_of(run: MatchRun, seat: int) -> object:
     raise AssertionError(f"seat {seat} never acted")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_current_trick_leader_is_the_seat_to_lead_even_before_the_first_card(
     tmp_path: Path,

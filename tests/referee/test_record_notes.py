@@ -45,6 +45,7 @@ def marked(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [d for deal in record["deals"] for d in deal["decisions"] if d["fallback"]]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(90)
 def test_each_malformed_answer_is_a_marked_decision_its_fault_points_at(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -71,6 +72,7 @@ def test_each_malformed_answer_is_a_marked_decision_its_fault_points_at(
     assert seat_time == pytest.approx(report.seats[1].decision_seconds_total)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(90)
 def test_a_timeout_is_marked_with_the_time_it_took(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -84,6 +86,7 @@ def test_a_timeout_is_marked_with_the_time_it_took(
     assert marked(report.record) == [decision]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(90)
 def test_a_seat_gone_is_auto_played_and_every_later_decision_is_marked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

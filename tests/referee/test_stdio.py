@@ -62,6 +62,7 @@ def received(run: MatchRun, seat: int) -> list[dict[str, object]]:
     return [json.loads(line) for line in lines]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_stdio_bot_plays_a_match_against_grpc_seats_with_no_fault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -83,6 +84,7 @@ def test_a_stdio_bot_plays_a_match_against_grpc_seats_with_no_fault(
         assert set(requests[0]["legal"]) == {"bids", "suits", "cards"}  # type: ignore[index]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_malformed_line_is_a_malformed_fault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -105,6 +107,7 @@ def test_a_line_over_64_kib_closes_the_seat_and_it_is_auto_played(
     assert run.faults[0].reason == "a line over 64 KiB (the limit of a message)"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_answer_to_the_wrong_request_is_a_wrong_request_fault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -140,6 +143,7 @@ def test_closing_stdout_or_exiting_is_a_closed_fault(
     assert fault.request_id == 5
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_a_bot_that_never_reads_does_not_block_the_referee(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -153,6 +157,7 @@ def test_a_bot_that_never_reads_does_not_block_the_referee(
     assert run.faults[-1].reason.startswith(("the bot does not read", "could not deliver"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_stderr_goes_to_the_log_and_is_never_read_as_a_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -171,6 +176,7 @@ def test_the_protos_field_names_and_numeric_ids_are_read_too(
     assert run.faults == []
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_first_line_that_is_not_a_join_is_a_no_join_fault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -189,6 +195,7 @@ def test_the_manifest_names_a_protocol_it_does_not_know(tmp_path: Path) -> None:
     assert load_bot(tmp_path).protocol == "grpc"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_sandboxed_stdio_bot_plays_through_its_pipes_alone(tmp_path: Path) -> None:
     """In bubblewrap, with its limits and cgroups, a stdio bot has no socket, no address

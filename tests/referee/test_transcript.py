@@ -23,6 +23,7 @@ def normalised(text: str) -> str:
     return re.sub(r'"bank_ms": \d+', '"bank_ms": N', text).strip()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_protocol_doc_transcript_is_current() -> None:
     documented = embedded(PROTOCOL_DOC.read_text())
@@ -32,6 +33,7 @@ def test_protocol_doc_transcript_is_current() -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_protocol_doc_stdio_transcript_is_current() -> None:
     """§8's lines are what a stdio seat's pipes carry in a real game today."""

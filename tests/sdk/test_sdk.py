@@ -108,6 +108,7 @@ if __name__ == "__main__":
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_twenty_line_bot_plays_a_full_game(tmp_path: Path) -> None:
     """The README's claim: a complete bot fits in 20 lines, and plays legally."""

@@ -14,6 +14,7 @@ from arena.bench.cluster import start_local_cluster
 from .conftest import ContestServer, stored_games
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_the_ladder_plays_on_a_cluster(tmp_path: Path) -> None:
     cluster = start_local_cluster(tmp_path / "cluster", workers=1, tables=2)

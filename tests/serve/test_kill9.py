@@ -31,6 +31,7 @@ def wait_games(db: Path, at_least: int, timeout: float = 600.0) -> list[tuple[st
     raise AssertionError(f"fewer than {at_least} games after {timeout} s")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1500)
 def test_kill_9_mid_ladder_then_restart_loses_nothing_and_repeats_nothing(
     tmp_path: Path,

@@ -35,6 +35,7 @@ def upload_through_form(page: Page, server: ContestServer, token: str, file: Pat
     return page.inner_text("#result")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1500)
 def test_upload_form_and_pages_in_chromium(
     page: Page, page_log: Any, artefacts: Path, tmp_path: Path

@@ -10,6 +10,7 @@ from .conftest import ContestServer
 from .hostile import FORMATS, KINDS, expected
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_every_write_needs_the_right_token(contest: ContestServer) -> None:
     token = contest.add_contestant("alice")
@@ -39,6 +40,7 @@ def test_every_write_needs_the_right_token(contest: ContestServer) -> None:
     assert token.encode() not in contest.db.with_name("contest-contest.db").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_each_hostile_upload_is_refused_in_one_line_and_changes_nothing(
     contest: ContestServer,
@@ -63,6 +65,7 @@ def test_each_hostile_upload_is_refused_in_one_line_and_changes_nothing(
     print("\n".join(refusals))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
     server = ContestServer(tmp_path / "contest.db", (), "--rate", "6", "--burst", "3").start()
@@ -89,6 +92,7 @@ def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
         assert server.stop() == 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_failing_build_is_refused_and_the_server_stays_up(
     contest: ContestServer, tmp_path: Path
@@ -113,6 +117,7 @@ def test_a_failing_build_is_refused_and_the_server_stays_up(
     assert contest.get("/api/leaderboard").status_code == 200
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_organisers_commands(contest: ContestServer) -> None:
     from typer.testing import CliRunner

@@ -41,6 +41,7 @@ def wait_for(what: str, check: object, timeout: float = 600.0) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1500)
 def test_uploaded_versions_enter_the_ladder(tmp_path: Path) -> None:
     server = ContestServer(tmp_path / "contest.db", ("random", "lowest")).start()

@@ -45,6 +45,7 @@ def games_file(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_rates_print_the_head_to_head_table(games_file: Path) -> None:
     printed = _run("rates", games_file)
     table = head_to_head(games_from_json(GAMES))
@@ -93,6 +94,7 @@ def test_comparison_prints_where_the_test_stands(games_file: Path) -> None:
     assert printed["estimate"] == pytest.approx(expected["estimate"])
 
 
+@pytest.mark.slow
 def test_a_file_that_holds_no_games_says_which_game_is_wrong(tmp_path: Path) -> None:
     path = tmp_path / "games.json"
     path.write_text(json.dumps([GAMES[0], {"seed": 1, "scores": [1, 2, 3]}]))

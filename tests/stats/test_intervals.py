@@ -51,6 +51,7 @@ def _play(seeds: int) -> tuple[list[EntrantGameRow], list[GameOutcome]]:
     return rows, games
 
 
+@pytest.mark.slow
 def test_a_run_where_greedy_wins_every_game_it_can_has_no_point_interval() -> None:
     """Lowest never wins, greedy wins every game it can (one of its two teams where it holds
     two) and is ahead of lowest in every pair: every figure is the same on every seed, so

@@ -77,6 +77,7 @@ def _verdicts(true_score: float, runs: int, seed: int) -> list[str]:
     return verdicts
 
 
+@pytest.mark.slow
 def test_equal_strength_rarely_reads_better_and_the_margin_usually_does() -> None:
     """The error rates the test promises (alpha = beta = 0.05), over 150 runs each."""
     equal = _verdicts(0.5, 150, seed=1)

@@ -27,7 +27,8 @@ from arena.tournament.store import ResultsStore, entrant_label
 from .helpers import REPO_ROOT, sample
 from .test_results import KEY, RUN, make_game
 
-pytestmark = pytest.mark.timeout(420)
+# Slow: every test reads a run played for the module: the whole suite only.
+pytestmark = [pytest.mark.timeout(420), pytest.mark.slow]
 
 MARKUP = REPO_ROOT / "tests" / "fairplay" / "bots" / "markup"
 LOG_LINE = "log: \x1b[31m[bold red]red[/] \x1b]0;pwned\x07 \u202eevil\r\x08 [/]"
@@ -90,6 +91,7 @@ def decisions(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [d for deal in record["deals"] for d in deal["decisions"]]
 
 
+@pytest.mark.slow
 def test_each_fault_row_points_at_the_decision_marked_as_its_fallback(
     run: Run, store: ResultsStore
 ) -> None:

@@ -93,6 +93,7 @@ def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
         return found
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> None:
     """Same seed, deterministic bots: the same games, card for card, each stored once."""
@@ -124,6 +125,7 @@ def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> N
         assert difference is None, f"{key}: the records differ at {difference}"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_match_plays_whole_in_one_call_and_its_games_travel(tmp_path: Path) -> None:
     """``play_match_collected`` is what a cluster task runs: a plan in, games out, both
@@ -182,6 +184,7 @@ def _command(db: Path) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_sigint_leaves_no_referee_or_bot_process_and_the_run_resumes(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
@@ -234,6 +237,7 @@ def test_sigint_leaves_no_referee_or_bot_process_and_the_run_resumes(tmp_path: P
     assert integrity_check(db) == ["ok"]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_kill_9_of_arena_run_ends_its_referee_processes_and_their_bots(tmp_path: Path) -> None:
     """A coordinator gone without a word (kill -9) closes its referee processes' pipes:
@@ -272,6 +276,7 @@ def test_kill_9_of_arena_run_ends_its_referee_processes_and_their_bots(tmp_path:
     assert set(keys) == EXPECTED and set(keys.values()) == {1}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_referee_process_killed_mid_run_is_replaced_and_its_matches_played_again(
     tmp_path: Path,
@@ -377,6 +382,7 @@ def _next_report(results: multiprocessing.connection.Connection, timeout: float)
     return read_report(results)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> None:
     """Told ``OpenTables`` then ``PlayMatch``, it reports the match's launch, each game not

@@ -33,6 +33,7 @@ def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_one_table_and_two_tables_play_identical_games(tmp_path: Path) -> None:
     entrants = (sample("random"), sample("greedy"))
@@ -80,6 +81,7 @@ def _forget_games(db: Path, run_id: str, game_index: int) -> int:
     return len(ids)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("seed", [None, 4242], ids=["secret", "seeded"])
 def test_a_resumed_run_plays_the_games_an_uninterrupted_one_played(

@@ -140,6 +140,7 @@ def _assert_one_key_dealt_every_game(db: Path) -> None:
     assert all(len(hands) == 6 and all(h == hands[0] for h in hands) for hands in deals.values())
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_sigint_stops_the_run_cleanly_and_the_same_command_resumes_it(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
@@ -182,6 +183,7 @@ def test_sigint_stops_the_run_cleanly_and_the_same_command_resumes_it(tmp_path: 
     assert not survivors, describe(survivors)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_kill_9_at_random_moments_loses_no_finished_game_and_resumes(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
@@ -247,6 +249,7 @@ def _cancel_on_next_answer(
     link.inbox.put_nowait = put  # type: ignore[method-assign]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_cancel_arriving_with_a_bot_answer_still_stops_the_run(tmp_path: Path) -> None:
     """SIGINT cancels the run's task; it must stop however the cancel meets the tables.
@@ -319,6 +322,7 @@ def test_a_cancel_arriving_with_a_bot_answer_still_stops_the_run(tmp_path: Path)
     assert not bot_processes_under(tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_same_run_started_twice_at_once_ends_cleanly(tmp_path: Path) -> None:
     """Two terminals, one command: "running the same command again resumes the run".

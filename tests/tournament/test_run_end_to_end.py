@@ -33,7 +33,8 @@ from .helpers import (
     wait_for_no_bots,
 )
 
-pytestmark = pytest.mark.timeout(180)
+# Slow: every test reads runs played for the module: the whole suite only.
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 
 @dataclass
@@ -87,6 +88,7 @@ def finished(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     return _play(root, (sample("random"), sample("greedy"), load_bot(other)), games=1)
 
 
+@pytest.mark.slow
 def test_the_summary_counts_every_game_as_played(finished: FinishedRun) -> None:
     summary = finished.summary
     assert summary.run_id == finished.config.run_id

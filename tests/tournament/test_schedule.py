@@ -184,6 +184,7 @@ def test_sampled_triples_meet_every_pair_as_evenly_as_can_be(n: int, count: int)
         assert set(met) == {1}
 
 
+@pytest.mark.slow
 @settings(deadline=None, max_examples=40)  # an uneven case searches 1,000 swaps
 @given(st.integers(3, 16), st.integers(1, 60))
 def test_sampled_triples_are_never_far_from_even(n: int, count: int) -> None:

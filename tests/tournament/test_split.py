@@ -157,6 +157,7 @@ def test_the_file_is_where_the_environment_says(
     assert split_path() == tmp_path / "xdg" / "schmier-arena" / "referee-split.json"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_arena_run_says_once_how_to_measure_the_split(tmp_path: Path) -> None:
     """The real command, twice: the hint is one line on stderr the first time only; an

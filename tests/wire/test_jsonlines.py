@@ -55,6 +55,7 @@ def game_messages(seed: int) -> list[Message]:
     return messages
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_message_of_a_game_is_written_and_read_as_json_format_does(seed: int) -> None:
     for message in game_messages(seed):
