@@ -199,7 +199,10 @@ def test_every_fault_kind_points_at_the_decision_its_fallback_replaced() -> None
         (3, FaultKind.CLOSED),
         (4, FaultKind.CLOSED),
     }
-    (gone,) = [f for result in results for f in result.faults if f.seat == 4]
+    # Only its closed fault: a busy machine may add a timeout of its own before it.
+    (gone,) = [
+        f for result in results for f in result.faults if f.seat == 4 and f.kind is FaultKind.CLOSED
+    ]
     assert gone.reason == "the bot's process ended" and gone.request_id == 0
     assert gone.fallback and gone.decision_index is not None  # the decision it replaced
     for result in results:
