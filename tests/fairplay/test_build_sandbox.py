@@ -26,18 +26,11 @@ from typer.testing import CliRunner
 from arena.bots import load_bot
 from arena.bots.build import BUILD_LOG, BotCache, BotOptions
 from arena.bots.process import Limits
-from arena.bots.sandbox import runtime_paths, sandbox_problem
+from arena.bots.sandbox import runtime_paths
 from arena.cli import app
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("sandbox_required")]
 LOG_CAP = 64 * 1024
-
-
-@pytest.fixture(autouse=True)
-def _bubblewrap_works() -> None:
-    problem = sandbox_problem()
-    if problem is not None:
-        pytest.fail(f"these tests need the sandbox: {problem} (.ci/run installs bubblewrap)")
 
 
 @pytest.fixture

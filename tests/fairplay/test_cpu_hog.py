@@ -19,7 +19,6 @@ import pytest
 from arena.bots import load_bot
 from arena.bots.cgroup import hierarchies
 from arena.bots.samples import sample_bots_dir
-from arena.bots.sandbox import sandbox_problem
 from arena.referee.table import TableSettings
 from arena.tournament.play import PlayResult, play_one_game
 
@@ -32,10 +31,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(autouse=True)
-def _confinement_works() -> None:
-    problem = sandbox_problem()
-    if problem is not None:
-        pytest.fail(f"these tests need the sandbox: {problem} (.ci/run installs bubblewrap)")
+def _confinement_works(sandbox_required: None) -> None:
     if not any("cpu" in h.controllers for h in hierarchies()):
         pytest.skip("this machine lets the arena make no cpu cgroup (README: limits without it)")
 

@@ -21,19 +21,11 @@ from test_sandbox_attacks import copied, reports_in
 
 from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bots_dir
-from arena.bots.sandbox import sandbox_problem
 from arena.tournament.play import PlayResult, play_one_game
 
 SAMPLES = sample_bots_dir()
 
-pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture(autouse=True)
-def _bubblewrap_works() -> None:
-    problem = sandbox_problem()
-    if problem is not None:
-        pytest.fail(f"these tests need the sandbox: {problem} (.ci/run installs bubblewrap)")
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("sandbox_required")]
 
 
 def root_only_files() -> list[str]:

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bots_dir
-from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES, WORKDIR, sandbox_problem
+from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES, WORKDIR
 from arena.cli import app
 from arena.tournament.play import PlayResult, play_one_game
 from arena.tournament.store import logs_beside
@@ -45,14 +45,7 @@ ALLOWED_ENV = {
 }
 _MiB = 1024 * 1024
 
-pytestmark = pytest.mark.timeout(180)
-
-
-@pytest.fixture(autouse=True)
-def _bubblewrap_works() -> None:
-    problem = sandbox_problem()
-    if problem is not None:
-        pytest.fail(f"these tests need the sandbox: {problem} (.ci/run installs bubblewrap)")
+pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("sandbox_required")]
 
 
 def reports_in(log: Path) -> list[dict[str, Any]]:
