@@ -22,7 +22,7 @@ from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.table import TableSettings
 from arena.wire.loop import run as run_loop
 
-from . import median_of
+from . import median_of, median_over_rounds
 from .pingpong import serve_pingpong
 
 
@@ -56,6 +56,10 @@ class RefereeRound:
         return self.decisions_per_second / self.pingpong_one
 
 
+# A property of the figures: the median over their rounds of one figure of a round.
+_median = median_over_rounds[RefereeRound]
+
+
 @dataclass(frozen=True)
 class RefereeFigures:
     games: int
@@ -67,33 +71,17 @@ class RefereeFigures:
     def decisions(self) -> int:
         return sum(r.decisions for r in self.rounds)
 
-    @property
-    def decisions_per_second(self) -> float:
-        return median_of(self.rounds, lambda r: r.decisions_per_second)
-
-    @property
-    def stdio_decisions_per_second(self) -> float:
-        return median_of(self.rounds, lambda r: r.stdio_decisions_per_second)
+    decisions_per_second = _median(lambda r: r.decisions_per_second)
+    stdio_decisions_per_second = _median(lambda r: r.stdio_decisions_per_second)
 
     @property
     def games_per_second(self) -> float:
         return median_of(self.rounds, lambda r: self.games / r.play_seconds)
 
-    @property
-    def pingpong_one(self) -> float:
-        return median_of(self.rounds, lambda r: r.pingpong_one)
-
-    @property
-    def pingpong_six(self) -> float:
-        return median_of(self.rounds, lambda r: r.pingpong_six)
-
-    @property
-    def ratio(self) -> float:
-        return median_of(self.rounds, lambda r: r.ratio)
-
-    @property
-    def ratio_one_stream(self) -> float:
-        return median_of(self.rounds, lambda r: r.ratio_one_stream)
+    pingpong_one = _median(lambda r: r.pingpong_one)
+    pingpong_six = _median(lambda r: r.pingpong_six)
+    ratio = _median(lambda r: r.ratio)
+    ratio_one_stream = _median(lambda r: r.ratio_one_stream)
 
     @property
     def _all_trips(self) -> list[float]:

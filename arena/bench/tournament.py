@@ -27,7 +27,7 @@ from arena.bots.samples import sample_bot
 from arena.tournament.runner import RunConfig, RunSummary, run_tournament
 from arena.tournament.split import MeasuredSplit, best_processes, spread_candidate
 
-from . import median_of
+from . import median_over_rounds
 
 PYTHON_SAMPLES = ("random", "greedy", "lowest")
 
@@ -107,6 +107,10 @@ class TournamentRound:
         return min(1.0, self.cores / (self.single_run.cores_busy * self.jobs))
 
 
+# A property of the figures: the median over their rounds of one figure of a round.
+_median = median_over_rounds[TournamentRound]
+
+
 @dataclass(frozen=True)
 class TournamentFigures:
     jobs: int
@@ -116,66 +120,26 @@ class TournamentFigures:
     rounds: list[TournamentRound]
     measured_at: str = ""  # ISO 8601, UTC: when the rounds ended
 
-    @property
-    def games_per_second(self) -> float:
-        return median_of(self.rounds, lambda r: r.games_per_second)
-
-    @property
-    def decisions_per_second(self) -> float:
-        return median_of(self.rounds, lambda r: r.decisions_per_second)
-
-    @property
-    def single_games_per_second(self) -> float:
-        return median_of(self.rounds, lambda r: r.single_games_per_second)
-
-    @property
-    def startup_share(self) -> float:
-        return median_of(self.rounds, lambda r: r.startup_share)
-
-    @property
-    def launch_seconds(self) -> float:
-        return median_of(self.rounds, lambda r: r.summary.launch_seconds)
-
-    @property
-    def scaling(self) -> float:
-        return median_of(self.rounds, lambda r: r.scaling)
+    games_per_second = _median(lambda r: r.games_per_second)
+    decisions_per_second = _median(lambda r: r.decisions_per_second)
+    single_games_per_second = _median(lambda r: r.single_games_per_second)
+    startup_share = _median(lambda r: r.startup_share)
+    launch_seconds = _median(lambda r: r.summary.launch_seconds)
+    scaling = _median(lambda r: r.scaling)
 
     @property
     def cpu_counted(self) -> bool:
         """Whether every bot's CPU was counted (see ``MeasuredRun.bots_cpu_counted``)."""
         return all(r.run.bots_cpu_counted and r.single_run.bots_cpu_counted for r in self.rounds)
 
-    @property
-    def cores_busy(self) -> float:
-        return median_of(self.rounds, lambda r: r.run.cores_busy)
-
-    @property
-    def single_cores_busy(self) -> float:
-        return median_of(self.rounds, lambda r: r.single_run.cores_busy)
-
-    @property
-    def scaling_ceiling(self) -> float:
-        return median_of(self.rounds, lambda r: r.scaling_ceiling)
-
-    @property
-    def spread_games_per_second(self) -> float:
-        return median_of(self.rounds, lambda r: r.spread_run.games_per_second)
-
-    @property
-    def spread_ratio(self) -> float:
-        return median_of(self.rounds, lambda r: r.spread_ratio)
-
-    @property
-    def referee_share(self) -> float:
-        return median_of(self.rounds, lambda r: r.run.referee_share)
-
-    @property
-    def spread_referee_share(self) -> float:
-        return median_of(self.rounds, lambda r: r.spread_run.referee_share)
-
-    @property
-    def spread_cores_busy(self) -> float:
-        return median_of(self.rounds, lambda r: r.spread_run.cores_busy)
+    cores_busy = _median(lambda r: r.run.cores_busy)
+    single_cores_busy = _median(lambda r: r.single_run.cores_busy)
+    scaling_ceiling = _median(lambda r: r.scaling_ceiling)
+    spread_games_per_second = _median(lambda r: r.spread_run.games_per_second)
+    spread_ratio = _median(lambda r: r.spread_ratio)
+    referee_share = _median(lambda r: r.run.referee_share)
+    spread_referee_share = _median(lambda r: r.spread_run.referee_share)
+    spread_cores_busy = _median(lambda r: r.spread_run.cores_busy)
 
     @property
     def split(self) -> MeasuredSplit | None:
