@@ -28,9 +28,11 @@ from arena.engine import (
 )
 from arena.engine.events import Event, is_told_to
 from arena.engine.game import Phase
-from arena.engine.randomplay import random_action
+from arena.engine.randomplay import random_action, random_legal_action
 
 FULL = (1 << 53) - 1
+# The text of every card of the pack, suit by suit and rank by rank, then the joker.
+ALL_TEXTS = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"] + ["JK"]
 Policy = Callable[[Game, random.Random], Action]
 
 
@@ -59,6 +61,18 @@ def mask_of_indices(indices: Iterable[int]) -> int:
 
 def texts_of(m: int) -> set[str]:
     return {str(c) for c in CardSet(m)}
+
+
+def advance(seed: int, steps: int) -> Game:
+    """A game of ``seed`` after ``steps`` random legal decisions (bids only now and then),
+    or over before them."""
+    rng = random.Random(seed)
+    game = Game(seed=seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        game.apply(random_legal_action(game.legal(), rng))
+    return game
 
 
 # --- hand-built deals -------------------------------------------------------------------

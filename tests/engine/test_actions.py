@@ -21,8 +21,7 @@ from arena.engine import (
 )
 from arena.engine.actions import Action
 
-RANKS = "23456789TJQKA"
-ALL_TEXTS = [r + s for s in "CDHS" for r in RANKS] + ["JK"]
+from .helpers import ALL_TEXTS
 
 ACTION_TEXTS: list[tuple[str, Action]] = [
     ("pass", Pass()),

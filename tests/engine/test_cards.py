@@ -18,11 +18,7 @@ from arena.engine import (
 )
 from arena.engine.cards import effective_suit, game_value
 
-from .helpers import VALUES, ref_trump_order
-
-RANKS = "23456789TJQKA"
-ALL_TEXTS = [r + s for s in "CDHS" for r in RANKS] + ["JK"]
-
+from .helpers import ALL_TEXTS, VALUES, ref_trump_order
 
 # --- text forms -------------------------------------------------------------------------
 

@@ -8,6 +8,8 @@ the same actions on both give the same record.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,11 +26,25 @@ COPY_SETTINGS = settings(
 )
 
 
+def copy_property(test: Callable[..., None]) -> Callable[..., None]:
+    """A property, in COPY_SETTINGS, of a game of ``seed`` copied after ``before`` decisions
+    drawn from ``rng_seed``."""
+    draws = given(seed=SEEDS, before=st.integers(0, 400), rng_seed=st.integers(0, 2**32))
+    return COPY_SETTINGS(draws(test))
+
+
 def advance(game: Game, steps: int, rng: random.Random) -> None:
     for _ in range(steps):
         if game.is_over:
             return
         game.apply(eager_action(game, rng))
+
+
+def game_after(steps: int, rng: random.Random, **game: Any) -> Game:
+    """A ``Game(**game)`` after ``steps`` decisions drawn from ``rng`` (or over before)."""
+    played = Game(**game)
+    advance(played, steps, rng)
+    return played
 
 
 def snapshot(game: Game) -> tuple[object, ...]:
@@ -44,15 +60,13 @@ def snapshot(game: Game) -> tuple[object, ...]:
     )
 
 
-@COPY_SETTINGS
-@given(seed=SEEDS, before=st.integers(0, 400), rng_seed=st.integers(0, 2**32))
+@copy_property
 def test_play_on_the_copy_leaves_the_original_unchanged(
     seed: int, before: int, rng_seed: int
 ) -> None:
     """Play the copy to the end of the game: the original is exactly as it was."""
     rng = random.Random(rng_seed)
-    game = Game(seed=seed, draw_limit=30)
-    advance(game, before, rng)
+    game = game_after(before, rng, seed=seed, draw_limit=30)
     expected = snapshot(game)
     clone = game.copy()
     while not clone.is_over:
@@ -60,15 +74,13 @@ def test_play_on_the_copy_leaves_the_original_unchanged(
     assert snapshot(game) == expected
 
 
-@COPY_SETTINGS
-@given(seed=SEEDS, before=st.integers(0, 400), rng_seed=st.integers(0, 2**32))
+@copy_property
 def test_play_on_the_original_leaves_the_copy_unchanged(
     seed: int, before: int, rng_seed: int
 ) -> None:
     """The other way round: the copy is a snapshot, whatever the original does next."""
     rng = random.Random(rng_seed)
-    game = Game(seed=seed, draw_limit=30)
-    advance(game, before, rng)
+    game = game_after(before, rng, seed=seed, draw_limit=30)
     clone = game.copy()
     expected = snapshot(clone)
     advance(game, 10_000, rng)
@@ -76,14 +88,12 @@ def test_play_on_the_original_leaves_the_copy_unchanged(
 
 
 @pytest.mark.slow
-@COPY_SETTINGS
-@given(seed=SEEDS, before=st.integers(0, 400), rng_seed=st.integers(0, 2**32))
+@copy_property
 def test_same_actions_on_copy_and_original_give_the_same_record(
     seed: int, before: int, rng_seed: int
 ) -> None:
     """The copy is the same game: the same actions take both to the same record and events."""
-    game = Game(seed=seed, draw_limit=30)
-    advance(game, before, random.Random(rng_seed))
+    game = game_after(before, random.Random(rng_seed), seed=seed, draw_limit=30)
     clone = game.copy()
     assert snapshot(clone) == snapshot(game)
     rng_game, rng_clone = random.Random(rng_seed + 1), random.Random(rng_seed + 1)
@@ -96,16 +106,14 @@ def test_same_actions_on_copy_and_original_give_the_same_record(
     assert clone.outcome == game.outcome
 
 
-@COPY_SETTINGS
-@given(seed=SEEDS, before=st.integers(0, 400), rng_seed=st.integers(0, 2**32))
+@copy_property
 def test_a_copy_holds_every_attribute_of_the_game_with_equal_values(
     seed: int, before: int, rng_seed: int
 ) -> None:
     """``copy`` names each of the game's slots; one it forgot would be unset on the clone
     (and read as an AttributeError only when play reaches it). Every value is equal, and
     each list the game changes in place is a list of the clone's own."""
-    game = Game(seed=seed)
-    advance(game, before, random.Random(rng_seed))
+    game = game_after(before, random.Random(rng_seed), seed=seed)
     clone = game.copy()
     for name in Game.__slots__:
         assert hasattr(clone, name), name

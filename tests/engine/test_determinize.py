@@ -28,7 +28,6 @@ from arena.engine import (
     card_of,
     effective_suit,
     left_bauer,
-    random_legal_action,
     right_bauer,
     trump_cards,
     view,
@@ -36,21 +35,10 @@ from arena.engine import (
 from arena.engine.determinize import Determinizer, Place
 from arena.engine.game import Phase
 
-from .helpers import bid_and_name, keep_hands
+from .helpers import advance, bid_and_name, keep_hands
 
 SAMPLES = 3000
 SIGMAS = 4.5  # per-cell bound; with a fixed seed the test is deterministic
-
-
-def advance(seed: int, steps: int) -> Game:
-    """A game after ``steps`` random legal decisions (bids only now and then)."""
-    rng = random.Random(seed)
-    game = Game(seed=seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        game.apply(random_legal_action(game.legal(), rng))
-    return game
 
 
 @settings(max_examples=60, deadline=None)

@@ -3,12 +3,11 @@ read back from the request the referee sends (R10), so a bot can search with the
 
 from __future__ import annotations
 
-import random
-
+from engine.helpers import advance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.engine import Game, random_legal_action, view
+from arena.engine import view
 from arena.sdk import Decision
 from arena.v1 import arena_pb2 as pb
 from arena.wire.protocol import KIND_TO_PB, legal_to_pb, view_to_pb
@@ -17,12 +16,7 @@ from arena.wire.protocol import KIND_TO_PB, legal_to_pb, view_to_pb
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 10_000), steps=st.integers(0, 200))
 def test_the_engine_view_of_a_request_is_the_seats_view(seed: int, steps: int) -> None:
-    rng = random.Random(seed)
-    game = Game(seed=seed)
-    for _ in range(steps):
-        if game.is_over:
-            return
-        game.apply(random_legal_action(game.legal(), rng))
+    game = advance(seed, steps)
     if game.is_over:
         return
     seen = view(game, game.to_act)
