@@ -159,15 +159,19 @@ class _Layout:
         known = self._counts.get(key)
         if known is not None:
             return known
+        total = sum(weight for _, weight in self._takes(index, left))
+        self._counts[key] = total
+        return total
+
+    def _takes(self, index: int, left: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], int]]:
+        """Each class count group ``index`` may take of ``left`` with a placement of the
+        rest, and its weight: the placements of all of ``left`` in which it takes that."""
         group = self.groups[index]
-        total = 0
         for take in _compositions(group.capacity, group.allowed, left):
             rest = tuple(n - t for n, t in zip(left, take, strict=True))
             ways = self._count(index + 1, rest)
             if ways:
-                total += ways * _ways_to_choose(left, take)
-        self._counts[key] = total
-        return total
+                yield take, ways * _ways_to_choose(left, take)
 
     def _last_two(self, index: int, left: tuple[int, ...]) -> int:
         first, second = self._final_pair(index)
@@ -202,17 +206,13 @@ class _Layout:
         cached = self._choices.get(key)
         if cached is not None:
             return cached
-        group = self.groups[index]
         cumulative: list[int] = []
         takes: list[tuple[int, ...]] = []
         running = 0
-        for take in _compositions(group.capacity, group.allowed, left):
-            rest = tuple(n - t for n, t in zip(left, take, strict=True))
-            ways = self._count(index + 1, rest)
-            if ways:
-                running += ways * _ways_to_choose(left, take)
-                cumulative.append(running)
-                takes.append(take)
+        for take, weight in self._takes(index, left):
+            running += weight
+            cumulative.append(running)
+            takes.append(take)
         self._choices[key] = (cumulative, takes)
         return cumulative, takes
 
