@@ -2,9 +2,10 @@
 
 Everything exported here is public, for the arena's other layers and for bots alike: cards
 and actions, ``Game`` and its ``Legal`` choices (``arena.engine.legal``), what a seat may
-know (``view``, R10), game records, and what a bot needs to reason about tricks
+know (``view``, R10), game records, what a bot needs to reason about tricks
 (``winning_card``, ``beats``, ``effective_suit``, ``is_trump``, ``trick_power``, in
-``arena.engine.tricks``). The other names of the submodules are the engine's own.
+``arena.engine.tricks``) and the card indices of a bitmask (``indices_of_mask``). The
+other names of the submodules are the engine's own.
 
 >>> from arena.engine import Game, view
 >>> game = Game(seed=1)
@@ -42,6 +43,7 @@ from arena.engine.cards import (
     Suit,
     card_of,
     card_value,
+    indices_of_mask,
     left_bauer,
     right_bauer,
 )
@@ -130,6 +132,7 @@ __all__ = [
     "deal_cards",
     "dumps",
     "effective_suit",
+    "indices_of_mask",
     "is_trump",
     "left_bauer",
     "left_of",

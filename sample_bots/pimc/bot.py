@@ -33,6 +33,7 @@ from arena.engine import (
     Suit,
     card_value,
     effective_suit,
+    indices_of_mask,
     left_bauer,
     right_bauer,
     team_of,
@@ -71,15 +72,6 @@ class Tables:
 TABLES = {suit: Tables(suit) for suit in Suit}
 
 
-def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def beats(t: Tables, card: int, best: int, led: int) -> bool:
     """R7.3: whether ``card`` takes the trick from ``best`` (trumps are above 100)."""
     if t.power[card] > 100:
@@ -92,7 +84,7 @@ def rollout_play(game: Game, t: Tables) -> int:
     legal = game.legal_play_mask()
     if not legal & (legal - 1):
         return legal.bit_length() - 1
-    cards = bits(legal)
+    cards = indices_of_mask(legal)
     leader, played = game.current_trick
     power, weight = t.power, t.weight
     if not played:
@@ -130,7 +122,7 @@ def rollout_play(game: Game, t: Tables) -> int:
 
 def rollout_discard(game: Game, t: Tables) -> Discard:
     rule = game.discard_rule()
-    spare = sorted(bits(rule.may.mask & ~rule.must.mask), key=t.keep.__getitem__)
+    spare = sorted(indices_of_mask(rule.may.mask & ~rule.must.mask), key=t.keep.__getitem__)
     if rule.dealer:
         chosen = rule.must.mask
         for c in spare[: rule.min_count - len(rule.must)]:
@@ -279,7 +271,7 @@ def discard_candidates(decision: Decision) -> list[Action]:
     rule = decision.discard_rule
     assert decision.trump is not None
     t = TABLES[decision.trump]
-    spare = bits(rule.may.mask & ~rule.must.mask)
+    spare = indices_of_mask(rule.may.mask & ~rule.must.mask)
     if not rule.dealer:
         weak = sorted(spare, key=t.keep.__getitem__)
         return [Discard(CardSet(sum(1 << c for c in weak[:k]))) for k in range(rule.max_count + 1)]
