@@ -131,6 +131,22 @@ class Bot:
         )
 
 
+def _hear(bot: Bot, message: pb.RefereeMessage) -> pb.Answer | None:
+    """Give ``bot`` what ``message`` brings (its events, then a welcome, a notice or a
+    request) and return the answer to a request (None for any other message)."""
+    if message.events:
+        bot.on_events(list(message.events))
+    body = message.WhichOneof("body")
+    if body == "request":
+        request = message.request
+        return action_to_answer(request.id, bot.decide(Decision.from_request(request)))
+    if body == "welcome":
+        bot.on_welcome(message.welcome)
+    elif body == "notice":
+        bot.on_notice(message.notice)
+    return None
+
+
 async def play_stream(bot: Bot, address: str, token: str) -> str:
     """Join as the seat of ``token`` and answer until the match ends; return the reason."""
     async with grpc.aio.insecure_channel(address) as channel:
@@ -148,19 +164,10 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
                 message = await call.read()
                 if message is grpc.aio.EOF:
                     return "the referee closed the stream"
-                if message.events:
-                    bot.on_events(list(message.events))
-                body = message.WhichOneof("body")
-                if body == "request":
-                    request = message.request
-                    action = bot.decide(Decision.from_request(request))
-                    answer = action_to_answer(request.id, action)
+                answer = _hear(bot, message)
+                if answer is not None:
                     await call.write(pb.BotMessage(answer=answer))
-                elif body == "welcome":
-                    bot.on_welcome(message.welcome)
-                elif body == "notice":
-                    bot.on_notice(message.notice)
-                elif body == "match_over":
+                elif message.WhichOneof("body") == "match_over":
                     await call.done_writing()
                     return str(message.match_over.reason)
         except grpc.aio.AioRpcError as error:
@@ -199,19 +206,11 @@ def play_stdio(bot: Bot, reader: IO[bytes], writer: IO[bytes]) -> str:
     writer.flush()
     for line in reader:
         message = from_json(json.loads(line), pb.RefereeMessage(), ignore_unknown_fields=True)
-        if message.events:
-            bot.on_events(list(message.events))
-        body = message.WhichOneof("body")
-        if body == "request":
-            request = message.request
-            action = bot.decide(Decision.from_request(request))
-            writer.write(_stdio_line(pb.BotMessage(answer=action_to_answer(request.id, action))))
+        answer = _hear(bot, message)
+        if answer is not None:
+            writer.write(_stdio_line(pb.BotMessage(answer=answer)))
             writer.flush()
-        elif body == "welcome":
-            bot.on_welcome(message.welcome)
-        elif body == "notice":
-            bot.on_notice(message.notice)
-        elif body == "match_over":
+        elif message.WhichOneof("body") == "match_over":
             return str(message.match_over.reason)
     return "the referee closed the bot's standard input"
 
