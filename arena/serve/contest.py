@@ -237,6 +237,13 @@ class ContestStore:
         ).fetchone()
         return None if row is None else _contestant(row)
 
+    def _known(self, name: str) -> Contestant:
+        """The contestant ``name``; ``ContestError`` when there is none."""
+        contestant = self.contestant(name)
+        if contestant is None:
+            raise ContestError(f"no contestant {name!r}")
+        return contestant
+
     def contestants(self) -> list[Contestant]:
         rows = self._conn.execute(
             "SELECT id, name, token_hash, banned, created_at FROM contestants ORDER BY name"
@@ -256,9 +263,7 @@ class ContestStore:
     def add_version(
         self, name: str, version: str, path: str, checks: list[tuple[str, bool | None, str]]
     ) -> Version:
-        contestant = self.contestant(name)
-        if contestant is None:
-            raise ContestError(f"no contestant {name!r}")
+        contestant = self._known(name)
         with self._write() as conn:
             conn.execute(
                 """
@@ -298,9 +303,7 @@ class ContestStore:
 
     def retire(self, name: str, version: str | None = None) -> int:
         """Retire one version (or every version) of ``name``; how many were retired."""
-        contestant = self.contestant(name)
-        if contestant is None:
-            raise ContestError(f"no contestant {name!r}")
+        contestant = self._known(name)
         with self._write() as conn:
             if version is None:
                 cur = conn.execute(
@@ -326,9 +329,7 @@ class ContestStore:
     def record_upload(
         self, name: str, accepted: bool, version: str | None, reason: str, log_tail: str
     ) -> None:
-        contestant = self.contestant(name)
-        if contestant is None:
-            raise ContestError(f"no contestant {name!r}")
+        contestant = self._known(name)
         with self._write() as conn:
             conn.execute(
                 "INSERT INTO uploads (contestant_id, at, accepted, version, reason, log_tail) "
