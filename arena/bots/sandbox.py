@@ -108,13 +108,19 @@ class Sandbox:
     seccomp_fd: int | None = None  # the filter bubblewrap installs (arena.bots.seccomp)
 
 
-def bubblewrap() -> str:
-    path = shutil.which("bwrap")
+def _tool(name: str, missing: str) -> str:
+    """The path of program ``name``; ``SandboxUnavailableError(missing)`` without it."""
+    path = shutil.which(name)
     if path is None:
-        raise SandboxUnavailableError(
-            "the sandbox needs bubblewrap (bwrap); install it, e.g. `apt-get install bubblewrap`"
-        )
+        raise SandboxUnavailableError(missing)
     return path
+
+
+def bubblewrap() -> str:
+    return _tool(
+        "bwrap",
+        "the sandbox needs bubblewrap (bwrap); install it, e.g. `apt-get install bubblewrap`",
+    )
 
 
 def contract_dir() -> Path | None:
@@ -207,12 +213,9 @@ def _capped_tmpfs(path: Path, size: int, shared: bool) -> list[str]:
 
 
 def setpriv() -> str:
-    path = shutil.which("setpriv")
-    if path is None:
-        raise SandboxUnavailableError(
-            "running bots as users of their own needs setpriv (util-linux); install it"
-        )
-    return path
+    return _tool(
+        "setpriv", "running bots as users of their own needs setpriv (util-linux); install it"
+    )
 
 
 def _parents(path: Path, bound: list[Path], made: set[Path]) -> list[str]:
