@@ -52,6 +52,7 @@ __all__ = [
     "default_cache_root",
     "run_build",
     "take_back",
+    "user_cache_path",
 ]
 
 _VERSION_RE = re.compile(r"[0-9a-f]{12}")
@@ -79,14 +80,21 @@ class BotOptions:
     build_timeout_s: float = DEFAULT_BUILD_TIMEOUT_S
 
 
-def default_cache_root() -> Path:
-    """Where a machine keeps its built bots: ``$ARENA_BOT_CACHE``, else under the user's
-    cache directory (``$XDG_CACHE_HOME``, ``~/.cache``)."""
-    explicit = os.environ.get("ARENA_BOT_CACHE")
+def user_cache_path(variable: str, name: str) -> Path:
+    """``$variable`` where it is set, else ``schmier-arena/<name>`` in the user's cache
+    directory (``$XDG_CACHE_HOME``, ``~/.cache``): where a machine keeps what the arena
+    learns or builds once."""
+    explicit = os.environ.get(variable)
     if explicit:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "schmier-arena" / "bots"
+    return Path(base) / "schmier-arena" / name
+
+
+def default_cache_root() -> Path:
+    """Where a machine keeps its built bots: ``$ARENA_BOT_CACHE``, else under the user's
+    cache directory (``user_cache_path``)."""
+    return user_cache_path("ARENA_BOT_CACHE", "bots")
 
 
 class BotCache:

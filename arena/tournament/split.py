@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.bots.build import user_cache_path
+
 __all__ = [
     "SPREAD_MARGIN",
     "UNMEASURED_TABLES_PER_REFEREE",
@@ -115,11 +117,7 @@ def referee_processes(jobs: int, cores: int, measured: MeasuredSplit | None = No
 def split_path() -> Path:
     """``$ARENA_REFEREE_SPLIT``, else ``schmier-arena/referee-split.json`` in the user's
     cache directory (``$XDG_CACHE_HOME``, ``~/.cache``)."""
-    explicit = os.environ.get("ARENA_REFEREE_SPLIT")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "schmier-arena" / "referee-split.json"
+    return user_cache_path("ARENA_REFEREE_SPLIT", "referee-split.json")
 
 
 def _load(path: Path) -> dict[str, Any]:
