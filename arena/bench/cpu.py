@@ -23,20 +23,20 @@ SDK's ``Decision`` and ``bench.inprocess``.
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for annotations only: nothing a worker imports
+    from arena.bots import BotSpec
+    from arena.referee.match import MatchPlan
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -107,16 +107,16 @@ class CpuRound:
         return cls(data[0], data[1], data[2], data[3], dict(data[4]))
 
 
-async def _measured_match(games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
-    """One match of six ``random`` sample bots over gRPC, with its CPU read as it plays."""
-    from arena.bots import load_bot
-    from arena.bots.samples import sample_bot
-    from arena.referee.match import Match, MatchPlan, Referee
+def bench_plan(
+    match_id: str, spec: BotSpec, games: int, seed: int, log_dir: Path, sandbox: bool
+) -> MatchPlan:
+    """A benchmark's match: ``spec`` on all six seats, ``games`` games from ``seed`` on, at
+    the default table settings."""
+    from arena.referee.match import MatchPlan
     from arena.referee.table import TableSettings
 
-    spec = load_bot(sample_bot("random"))
-    plan = MatchPlan(
-        match_id="bench-cpu",
+    return MatchPlan(
+        match_id=match_id,
         entrants=(spec, spec, spec),
         seeds=[seed + i for i in range(games)],
         log_dir=log_dir,
@@ -124,6 +124,15 @@ async def _measured_match(games: int, seed: int, log_dir: Path, sandbox: bool) -
         seed=seed,
         sandbox=sandbox,
     )
+
+
+async def _measured_match(games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
+    """One match of six ``random`` sample bots over gRPC, with its CPU read as it plays."""
+    from arena.bots import load_bot
+    from arena.bots.samples import sample_bot
+    from arena.referee.match import Match, Referee
+
+    plan = bench_plan("bench-cpu", load_bot(sample_bot("random")), games, seed, log_dir, sandbox)
     marks: dict[str, tuple[float, list[float]]] = {}
 
     def mark(name: str) -> None:
@@ -271,43 +280,20 @@ class CpuWorker:
         self.process.wait(timeout=60)
 
 
-@contextmanager
-def revision_with_bots(revision: str) -> Iterator[Path]:
-    """``revision``'s ``arena`` package and ``sample_bots`` in a temporary directory."""
-    from arena.bench.engine import this_tree
-
-    archive = subprocess.run(
-        [
-            "git",
-            "-C",
-            str(this_tree()),
-            "archive",
-            "--format=tar",
-            revision,
-            "arena",
-            "sample_bots",
-        ],
-        capture_output=True,
-        check=False,
-    )
-    if archive.returncode != 0:
-        raise ValueError(f"git archive {revision}: {archive.stderr.decode().strip()}")
-    with tempfile.TemporaryDirectory(prefix="arena-rev-") as directory:
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(directory, filter="data")
-        yield Path(directory)
-
-
 def compare_cpu(
     revision: str, games: int, seed: int, rounds: int, sandbox: bool
 ) -> tuple[list[CpuRound], list[CpuRound]]:
     """``rounds`` rounds of this tree's and ``revision``'s match, alternating which goes
     first; both play the same game seeds. Returns (this tree's rounds, the revision's)."""
-    from arena.bench.engine import this_tree
+    from arena.bench.engine import revision_tree, this_tree
 
     ours: list[CpuRound] = []
     theirs: list[CpuRound] = []
-    with revision_with_bots(revision) as other, tempfile.TemporaryDirectory() as logs:
+    # The revision's referee, SDK and the sample bots that import it.
+    with (
+        revision_tree(revision, ("arena", "sample_bots"), prefix="arena-rev-") as other,
+        tempfile.TemporaryDirectory() as logs,
+    ):
         workers = CpuWorker(this_tree()), CpuWorker(other)
         try:
             for number in range(rounds):

@@ -136,17 +136,19 @@ def this_tree() -> Path:
 
 
 @contextmanager
-def revision_tree(revision: str) -> Iterator[Path]:
-    """The ``arena`` package of ``revision``, checked out of this tree's git repository
-    into a temporary directory for as long as the block runs."""
+def revision_tree(
+    revision: str, paths: tuple[str, ...] = ("arena",), prefix: str = "arena-engine-"
+) -> Iterator[Path]:
+    """The ``arena`` package (or the top-level ``paths``) of ``revision``, checked out of
+    this tree's git repository into a temporary directory for as long as the block runs."""
     archive = subprocess.run(
-        ["git", "-C", str(this_tree()), "archive", "--format=tar", revision, "arena"],
+        ["git", "-C", str(this_tree()), "archive", "--format=tar", revision, *paths],
         capture_output=True,
         check=False,
     )
     if archive.returncode != 0:
         raise ValueError(f"git archive {revision}: {archive.stderr.decode().strip()}")
-    with tempfile.TemporaryDirectory(prefix="arena-engine-") as directory:
+    with tempfile.TemporaryDirectory(prefix=prefix) as directory:
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(directory, filter="data")
         yield Path(directory)

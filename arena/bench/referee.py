@@ -18,11 +18,11 @@ from pathlib import Path
 from arena.bench.inprocess import load_python_bot, play_game_in_process
 from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bot
-from arena.referee.match import Match, MatchPlan, Referee
-from arena.referee.table import TableSettings
+from arena.referee.match import Match, Referee
 from arena.wire.loop import run as run_loop
 
 from . import median_of, median_over_rounds
+from .cpu import bench_plan
 from .pingpong import serve_pingpong
 
 
@@ -139,15 +139,8 @@ async def _grpc_games(
     games: int, seed: int, log_dir: Path, sandbox: bool, spec: BotSpec | None = None
 ) -> tuple[int, float, list[float]]:
     """The games on one table of six real processes (``spec``: the random sample bot)."""
-    spec = spec or load_bot(sample_bot("random"))
-    plan = MatchPlan(
-        match_id="bench",
-        entrants=(spec, spec, spec),
-        seeds=[seed + i for i in range(games)],
-        log_dir=log_dir,
-        settings=TableSettings(),
-        seed=seed,
-        sandbox=sandbox,
+    plan = bench_plan(
+        "bench", spec or load_bot(sample_bot("random")), games, seed, log_dir, sandbox
     )
     async with Referee() as referee:
         match = Match(referee, plan)
