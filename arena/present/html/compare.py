@@ -14,9 +14,9 @@ script by its hash) and shows entrant names escaped.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, Unpack
 
 from arena.present.compare import unit_name
 from arena.stats.comparison import CompareOutcome, UnitTally
@@ -24,17 +24,14 @@ from arena.stats.sequential import SprtState
 from arena.tournament.store import ResultsStore
 
 from .report import (
-    INSTRUCTIVE_GAMES,
-    REPLAY_ALL_UP_TO,
+    ReplayChoice,
     ReportPage,
     WrittenReport,
     _games_section,
     _interval_bar,
     _linear,
-    collect_page,
     page_document,
-    write_replays,
-    written_report,
+    write_page,
 )
 
 __all__ = ["VERDICT_TEXT", "llr_path", "render_compare_page", "write_compare_page"]
@@ -68,25 +65,15 @@ def write_compare_page(
     outcome: CompareOutcome,
     path: Path,
     log_root: Path | None = None,
-    *,
-    replay_all_up_to: int = REPLAY_ALL_UP_TO,
-    instructive_limit: int = INSTRUCTIVE_GAMES,
-    progress: Callable[[int, int], None] | None = None,
+    **choice: Unpack[ReplayChoice],
 ) -> WrittenReport:
     """Write the page of the comparison ``outcome`` to ``path``, its games' replays beside
     it as the run report's (``<stem>_games/``)."""
-    page = write_replays(
-        store,
-        collect_page(store, outcome.run_id),
-        path,
-        log_root,
-        replay_all_up_to=replay_all_up_to,
-        instructive_limit=instructive_limit,
-        progress=progress,
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_compare_page(page, outcome, llr_path(store, outcome)), encoding="utf-8")
-    return written_report(page, path)
+
+    def render(page: ReportPage) -> str:
+        return render_compare_page(page, outcome, llr_path(store, outcome))
+
+    return write_page(store, outcome.run_id, path, render, log_root, **choice)
 
 
 def _percent(value: float) -> str:

@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, TypedDict, Unpack
 from urllib.parse import quote
 
 import numpy as np
@@ -42,6 +42,7 @@ __all__ = [
     "INSTRUCTIVE_GAMES",
     "REPLAY_ALL_UP_TO",
     "DecisionTimes",
+    "ReplayChoice",
     "ReportPage",
     "WrittenReport",
     "collect_page",
@@ -49,6 +50,7 @@ __all__ = [
     "page_document",
     "render_report",
     "replay_directory",
+    "write_page",
     "write_replays",
     "write_report",
     "written_report",
@@ -114,15 +116,20 @@ def replay_directory(report_path: Path) -> Path:
     return report_path.with_name(f"{report_path.stem}_games")
 
 
+class ReplayChoice(TypedDict, total=False):
+    """Which games of a page get replay files, and who hears of each one written."""
+
+    replay_all_up_to: int  # a page of at most this many games replays all (REPLAY_ALL_UP_TO)
+    instructive_limit: int  # else its most instructive games, this many (INSTRUCTIVE_GAMES)
+    progress: Callable[[int, int], None] | None  # ``progress(done, total)``
+
+
 def write_report(
     store: ResultsStore,
     run_id: str | None,
     path: Path,
     log_root: Path | None = None,
-    *,
-    replay_all_up_to: int = REPLAY_ALL_UP_TO,
-    instructive_limit: int = INSTRUCTIVE_GAMES,
-    progress: Callable[[int, int], None] | None = None,
+    **choice: Unpack[ReplayChoice],
 ) -> WrittenReport:
     """Write the report of ``run_id`` (default: the latest run) to ``path`` and its replays.
 
@@ -132,17 +139,22 @@ def write_report(
     a loaded two-core machine: each process imports the arena and its libraries first.)
     Raises ``UnknownRunError`` when there is no such run.
     """
-    page = write_replays(
-        store,
-        collect_page(store, run_id),
-        path,
-        log_root,
-        replay_all_up_to=replay_all_up_to,
-        instructive_limit=instructive_limit,
-        progress=progress,
-    )
+    return write_page(store, run_id, path, render_report, log_root, **choice)
+
+
+def write_page(
+    store: ResultsStore,
+    run_id: str | None,
+    path: Path,
+    render: Callable[[ReportPage], str],
+    log_root: Path | None = None,
+    **choice: Unpack[ReplayChoice],
+) -> WrittenReport:
+    """Write the page ``render`` makes of run ``run_id``'s data (``collect_page``) to
+    ``path``, its games' replays beside it (``write_replays``)."""
+    page = write_replays(store, collect_page(store, run_id), path, log_root, **choice)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(page), encoding="utf-8")
+    path.write_text(render(page), encoding="utf-8")
     return written_report(page, path)
 
 
@@ -155,17 +167,16 @@ def write_replays(
     page: ReportPage,
     path: Path,
     log_root: Path | None = None,
-    *,
-    replay_all_up_to: int = REPLAY_ALL_UP_TO,
-    instructive_limit: int = INSTRUCTIVE_GAMES,
-    progress: Callable[[int, int], None] | None = None,
+    **choice: Unpack[ReplayChoice],
 ) -> ReportPage:
     """Write the replays of ``page``'s games (all of them, or the most instructive) beside
     the page to be written at ``path``; the page with its links to them."""
     from arena.present.html.replay import write_replay
     from arena.tournament.bundle import game_bundle
 
-    if len(page.games) <= replay_all_up_to:
+    instructive_limit = choice.get("instructive_limit", INSTRUCTIVE_GAMES)
+    progress = choice.get("progress")
+    if len(page.games) <= choice.get("replay_all_up_to", REPLAY_ALL_UP_TO):
         chosen = {game.id: reasons_of(game, page) for game in page.games}
     else:
         chosen = instructive_games(page.games, entrant_strength(page.report), instructive_limit)
