@@ -14,15 +14,18 @@ import signal
 import sqlite3
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bots.helpers import live_processes, wait_until_none
 
 from arena.bots import BotSpec, load_bot
+from arena.engine.record import without_times
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import SeatStats
-from arena.tournament.store import ResultsStore, RunInfo, entrant_label
+from arena.tournament.store import APPLICATION_ID, ResultsStore, RunInfo, entrant_label
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
@@ -176,6 +179,25 @@ def find_game(store: ResultsStore, game_id: int) -> StoredGame | None:
     )
 
 
+def stored_results(
+    store: ResultsStore, run_id: str, more: Callable[[StoredGame], dict[str, Any]] | None = None
+) -> dict[tuple[str, int], dict[str, Any]]:
+    """Each of a run's stored games by (match key, game index): its winner, scores, deals and
+    record (less timings), and what ``more`` reads from the game besides."""
+    found = {}
+    for game_id in game_ids(store, run_id):
+        game = find_game(store, game_id)
+        assert game is not None
+        found[(game.match_key, game.game_index)] = {
+            "winner": game.winner,
+            "scores": game.scores,
+            "deals": game.deals,
+            "record": without_times(store.game_record(game_id)),
+            **(more(game) if more else {}),
+        }
+    return found
+
+
 def stored_game_count(db: Path) -> int:
     """Games in a results file that a run may be writing to (0 if it is not there yet)."""
     if not db.exists():
@@ -215,6 +237,28 @@ def run_statuses(db: Path) -> list[str]:
     conn = connect_read_only(db)
     try:
         return [str(row[0]) for row in conn.execute("SELECT status FROM runs ORDER BY rowid")]
+    finally:
+        conn.close()
+
+
+def old_store(path: Path, statements: Iterable[str], version: int) -> sqlite3.Connection:
+    """A results file as an older arena began it: its schema's ``statements``, the arena's
+    application id and schema ``version``; open, for the caller to fill, commit and close."""
+    conn = sqlite3.connect(path)
+    for statement in statements:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+    conn.execute(f"PRAGMA user_version={version}")
+    return conn
+
+
+def write_sql(path: Path, *statements: str) -> None:
+    """Runs ``statements`` on the file at ``path`` (no store open on it) and commits them."""
+    conn = sqlite3.connect(path)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+        conn.commit()
     finally:
         conn.close()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine.helpers import SWEEP_HANDS
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
@@ -23,14 +24,7 @@ from arena.tournament.store import ResultsStore
 from .test_results import KEY, RUN, make_game
 
 # A hand-built first deal: seat 0 holds the top hearts, the dealer is seat 5.
-HANDS = [
-    "AH KH QH JH JD TH",
-    "2C 3C 4C 5C 6C 7C",
-    "8C 9C TC JC QC KC",
-    "AC 2D 3D 4D 5D 6D",
-    "7D 8D 9D TD QD KD",
-    "AD 2S 3S 4S 5S 6S",
-]
+HANDS = SWEEP_HANDS
 START = (17, -3, 20)
 
 

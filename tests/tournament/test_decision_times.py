@@ -16,9 +16,10 @@ from arena.engine import DecisionKind, GameKey
 from arena.engine.randomplay import play_random_game
 from arena.engine.record import DecisionNote, Fallback, to_record
 from arena.referee.result import GameResult, SeatStats
-from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore, ResultsStoreError
+from arena.tournament.store import SCHEMA_VERSION, ResultsStore, ResultsStoreError
 from arena.tournament.store.schema import DECISION_KINDS, compress_record
 
+from .helpers import old_store, write_sql
 from .test_results import KEY, RUN, make_game
 from .test_schema_4 import SCHEMA_3
 
@@ -151,11 +152,7 @@ def test_a_malformed_decision_is_refused_before_anything_is_written(
 
 def version_4_store(path: Path, records: list[bytes]) -> None:
     """A store as a version 4 arena left it: one run, one seating, a game per record."""
-    conn = sqlite3.connect(path)
-    for statement in SCHEMA_4:
-        conn.execute(statement)
-    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-    conn.execute("PRAGMA user_version=4")
+    conn = old_store(path, SCHEMA_4, 4)
     conn.execute(
         "INSERT INTO runs VALUES ('old', '2026-01-01', NULL, '{}', 'finished', NULL, ?)", (KEY,)
     )
@@ -246,10 +243,7 @@ def test_a_failed_upgrade_leaves_the_version_4_store_as_it_was(tmp_path: Path) -
     path = tmp_path / "v4.db"
     record = timed_record(7)
     version_4_store(path, [compress_record(record)])
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE decision_times (x INTEGER)")  # in the way of the upgrade
-    conn.commit()
-    conn.close()
+    write_sql(path, "CREATE TABLE decision_times (x INTEGER)")  # in the way of the upgrade
     with pytest.raises(ResultsStoreError, match="from schema version 4"):
         ResultsStore.open(path)
     conn = sqlite3.connect(path)

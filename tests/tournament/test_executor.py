@@ -4,6 +4,7 @@ stopping a run leaves no referee or bot process behind."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from arena.engine import GameKey
-from arena.engine.record import first_difference, without_times
+from arena.engine.record import first_difference
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
 from arena.tournament.executor import play_match_collected
@@ -49,8 +50,6 @@ from arena.wire.loop import run as run_loop
 from .helpers import (
     arena_command,
     describe,
-    find_game,
-    game_ids,
     integrity_check,
     kill_bots,
     live_pids,
@@ -60,6 +59,7 @@ from .helpers import (
     sample_path,
     stored_game_count,
     stored_keys,
+    stored_results,
     wait_for_no_bots,
 )
 
@@ -84,13 +84,7 @@ def test_the_tables_are_shared_out_within_one_of_each_other() -> None:
 def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
     with ResultsStore.open(db) as store:
         (run,) = runs(store)
-        found = {}
-        for game_id in game_ids(store, run.id):
-            game = find_game(store, game_id)
-            assert game is not None
-            record = store.game_record(game_id)
-            found[(game.match_key, game.game_index)] = without_times(record)
-        return found
+        return {key: game["record"] for key, game in stored_results(store, run.id).items()}
 
 
 @pytest.mark.slow
@@ -125,18 +119,24 @@ def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> N
         assert difference is None, f"{key}: the records differ at {difference}"
 
 
+def _plan(
+    match_id: str, bots: tuple[str, str, str], seeds: tuple[int, ...], log_dir: Path
+) -> MatchPlan:
+    """A match of the sample ``bots`` (by team), a game on each of ``seeds``."""
+    return MatchPlan(
+        match_id=match_id,
+        entrants=tuple(sample(bot) for bot in bots),
+        seeds=[GameKey.from_seed(seed) for seed in seeds],
+        log_dir=log_dir,
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_match_plays_whole_in_one_call_and_its_games_travel(tmp_path: Path) -> None:
     """``play_match_collected`` is what a cluster task runs: a plan in, games out, both
     through pickle; games in ``skip`` are not played, and no process outlives the call."""
-    greedy, lowest = sample("greedy"), sample("lowest")
-    plan = MatchPlan(
-        match_id="t0-s0",
-        entrants=(greedy, lowest, greedy),
-        seeds=[GameKey.from_seed(11), GameKey.from_seed(12), GameKey.from_seed(13)],
-        log_dir=tmp_path / "logs",
-    )
+    plan = _plan("t0-s0", ("greedy", "lowest", "greedy"), (11, 12, 13), tmp_path / "logs")
     travelled: MatchPlan = pickle.loads(pickle.dumps(plan))
     outcome, games = play_match_collected(travelled, frozenset({1}))
 
@@ -354,13 +354,17 @@ def test_a_pipe_carries_only_its_own_messages() -> None:
         assert read_report(received) == RefereeExited(1.5)
 
 
-def _referee_process() -> tuple[
-    subprocess.Popen[bytes],
-    multiprocessing.connection.Connection,
-    multiprocessing.connection.Connection,
+@contextlib.contextmanager
+def _referee_process() -> Iterator[
+    tuple[
+        subprocess.Popen[bytes],
+        multiprocessing.connection.Connection,
+        multiprocessing.connection.Connection,
+    ]
 ]:
     """A referee process started by hand (``serve_referee`` on two pipes), as the
-    ``LocalProcessExecutor`` starts one; its commands' and its reports' ends."""
+    ``LocalProcessExecutor`` starts one; its commands' and its reports' ends. On leaving,
+    the process is killed if it still runs and both ends are closed."""
     commands_out, commands_in = os.pipe()
     results_out, results_in = os.pipe()
     main = "from arena.tournament.local import serve_referee; serve_referee()"
@@ -374,7 +378,14 @@ def _referee_process() -> tuple[
     os.close(results_in)
     commands = multiprocessing.connection.Connection(commands_in, readable=False)
     results = multiprocessing.connection.Connection(results_out, writable=False)
-    return process, commands, results
+    try:
+        yield process, commands, results
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        commands.close()
+        results.close()
 
 
 def _next_report(results: multiprocessing.connection.Connection, timeout: float) -> Report:
@@ -387,15 +398,8 @@ def _next_report(results: multiprocessing.connection.Connection, timeout: float)
 def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> None:
     """Told ``OpenTables`` then ``PlayMatch``, it reports the match's launch, each game not
     skipped in order, its end; told ``StopReferee``, its own CPU, and exits cleanly."""
-    greedy, lowest = sample("greedy"), sample("lowest")
-    plan = MatchPlan(
-        match_id="t0-s1",
-        entrants=(greedy, lowest, lowest),
-        seeds=[GameKey.from_seed(21), GameKey.from_seed(22), GameKey.from_seed(23)],
-        log_dir=tmp_path / "logs",
-    )
-    process, commands, results = _referee_process()
-    try:
+    plan = _plan("t0-s1", ("greedy", "lowest", "lowest"), (21, 22, 23), tmp_path / "logs")
+    with _referee_process() as (process, commands, results):
         send(commands, OpenTables(tables=1, join_timeout=30.0))
         send(commands, PlayMatch(ticket=7, plan=plan, skip=frozenset({1})))
         reports = [_next_report(results, 60)]
@@ -404,12 +408,6 @@ def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> 
         send(commands, StopReferee())
         exited = _next_report(results, 30)
         code = process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        commands.close()
-        results.close()
     stderr = process.stderr.read().decode() if process.stderr else ""
     assert [type(r) for r in reports] == [
         MatchLaunched,
@@ -433,17 +431,10 @@ def test_a_referee_process_told_something_else_says_so_and_exits() -> None:
     """A first command that is not ``OpenTables`` (here: a tagged tuple, as the pipe
     carried before its messages were typed) is refused: one line, exit status 2, and
     its CPU still reported."""
-    process, commands, results = _referee_process()
-    try:
+    with _referee_process() as (process, commands, results):
         commands.send((2, 10.0))
         exited = _next_report(results, 30)
         code = process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        commands.close()
-        results.close()
     stderr = process.stderr.read().decode() if process.stderr else ""
     assert isinstance(exited, RefereeExited)
     assert code == 2, stderr

@@ -13,15 +13,14 @@ from collections.abc import Iterator
 import pytest
 from rich.console import Console
 
-from arena.engine import GameKey
 from arena.present.display import render_report
 from arena.referee.result import GameResult, SeatStats
 from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL
 from arena.tournament.report import RunReport, build_report
 from arena.tournament.store import ResultsStore
 
-RUN = "run-1"
-KEY = bytes(range(32))
+from .test_results import KEY, RUN, make_game
+
 SEEDS = 4
 # Long enough that an entrant's label cannot fit its column at 80 columns.
 LONG_NAMES = ("a_rather_long_contest_entry_alpha", "a_rather_long_contest_entry_beta", "gamma")
@@ -42,18 +41,8 @@ def _game(index: int, winner: int | None, scores: tuple[int, int, int]) -> GameR
         )
         for seat in range(6)
     )
-    return GameResult(
-        game_index=index,
-        key=GameKey.from_seed(index),
-        winner=winner,
-        scores=scores,
-        deals=5,
-        deal_points=(scores,),
-        duration_s=1.0,
-        record={"game": index},
-        seats=seats,
-        faults=(),
-    )
+    game = make_game(index, winner, scores, record={"game": index})
+    return dataclasses.replace(game, deals=5, deal_points=(scores,), duration_s=1.0, seats=seats)
 
 
 def _fill(

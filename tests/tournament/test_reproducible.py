@@ -9,28 +9,23 @@ from typing import Any
 
 import pytest
 
-from arena.engine.record import first_difference, without_times
+from arena.engine.record import first_difference
 from arena.tournament.runner import RunConfig, run_tournament
 from arena.tournament.store import ResultsStore
 
-from .helpers import find_game, game_ids, sample
+from .helpers import sample, stored_results
 
 
 def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
-    found = {}
     with ResultsStore.open(db) as store:
-        for game_id in game_ids(store, run_id):
-            game = find_game(store, game_id)
-            assert game is not None
-            found[(game.match_key, game.game_index)] = {
-                "winner": game.winner,
-                "scores": game.scores,
-                "deals": game.deals,
-                "record": without_times(store.game_record(game_id)),
+        return stored_results(
+            store,
+            run_id,
+            lambda game: {
                 "points_won": list(game.points_won),
                 "bids": [(s.bids_made, s.bids_won) for s in game.seats],
-            }
-    return found
+            },
+        )
 
 
 @pytest.mark.slow

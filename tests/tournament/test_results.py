@@ -32,7 +32,7 @@ from arena.tournament.store import (
 )
 from arena.tournament.store.schema import _MIGRATION_FROM_1
 
-from .helpers import entrants, find_game, runs
+from .helpers import entrants, find_game, old_store, runs, write_sql
 
 RUN = "run-1"
 KEY = bytes(range(32))  # a run's deal key (secret in real runs)
@@ -135,10 +135,7 @@ def test_open_non_database_file_is_refused(tmp_path: Path, content: bytes) -> No
 
 def test_open_foreign_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE notes (body TEXT)")
-    conn.commit()
-    conn.close()
+    write_sql(path, "CREATE TABLE notes (body TEXT)")
     with pytest.raises(ResultsStoreError, match="not a Schmier Arena results store"):
         ResultsStore.open(path)
     conn = sqlite3.connect(path)
@@ -210,6 +207,15 @@ def test_the_deal_key_is_stored_once_and_read_back_on_resume(store: ResultsStore
         store.start_run("weak", None, {}, bytes(8))  # below 128 bits: refused by the schema
 
 
+# The seat_stats table as versions 1 to 4 created it (their schemas differ elsewhere).
+SEAT_STATS_1_TO_4 = """\
+CREATE TABLE seat_stats (game_id INTEGER NOT NULL REFERENCES games (id), seat INTEGER
+       NOT NULL CHECK (seat BETWEEN 0 AND 5), team INTEGER NOT NULL CHECK (team = seat % 3),
+       entrant_id INTEGER NOT NULL REFERENCES entrants (id), decisions INTEGER NOT NULL,
+       decision_seconds_total REAL NOT NULL, decision_seconds_max REAL NOT NULL, bids_made
+       INTEGER NOT NULL, bids_won INTEGER NOT NULL, points_won INTEGER NOT NULL, faults
+       INTEGER NOT NULL, PRIMARY KEY (game_id, seat)) STRICT"""
+
 # The schema of version 1, as the arena before deal keys wrote it (games: one seed each).
 _SCHEMA_1 = (
     """CREATE TABLE runs (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, finished_at TEXT,
@@ -229,12 +235,7 @@ _SCHEMA_1 = (
        NULL, deals INTEGER NOT NULL, duration_s REAL NOT NULL, record BLOB NOT NULL,
        finished_at TEXT NOT NULL, UNIQUE (match_id, game_index)) STRICT""",
     "CREATE INDEX games_by_run ON games (run_id)",
-    """CREATE TABLE seat_stats (game_id INTEGER NOT NULL REFERENCES games (id), seat INTEGER
-       NOT NULL CHECK (seat BETWEEN 0 AND 5), team INTEGER NOT NULL CHECK (team = seat % 3),
-       entrant_id INTEGER NOT NULL REFERENCES entrants (id), decisions INTEGER NOT NULL,
-       decision_seconds_total REAL NOT NULL, decision_seconds_max REAL NOT NULL, bids_made
-       INTEGER NOT NULL, bids_won INTEGER NOT NULL, points_won INTEGER NOT NULL, faults
-       INTEGER NOT NULL, PRIMARY KEY (game_id, seat)) STRICT""",
+    SEAT_STATS_1_TO_4,
     """CREATE TABLE faults (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES games
        (id), seat INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5), kind TEXT NOT NULL, reason
        TEXT NOT NULL, detail TEXT NOT NULL) STRICT""",
@@ -261,11 +262,7 @@ def test_a_version_2_store_gets_its_faults_field_by_field(tmp_path: Path) -> Non
     """Version 2 squashed a fault's sent and fallback into one detail text: opened, the
     store has them in columns of their own, and the rest of the file as it was."""
     path = tmp_path / "v2.db"
-    conn = sqlite3.connect(path)
-    for statement in (*_SCHEMA_1, *_MIGRATION_FROM_1):
-        conn.execute(statement)
-    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-    conn.execute("PRAGMA user_version=2")
+    conn = old_store(path, (*_SCHEMA_1, *_MIGRATION_FROM_1), 2)
     conn.execute(
         "INSERT INTO runs VALUES ('old', '2026-01-01', NULL, '{}', 'finished', 1, ?)", (KEY,)
     )
@@ -300,11 +297,7 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
     stats, faults and records are kept; its runs keep their seed and cannot be resumed
     (guessable deals)."""
     path = tmp_path / "old.db"
-    conn = sqlite3.connect(path)
-    for statement in _SCHEMA_1:
-        conn.execute(statement)
-    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-    conn.execute("PRAGMA user_version=1")
+    conn = old_store(path, _SCHEMA_1, 1)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("INSERT INTO runs VALUES ('old', '2026-01-01', NULL, 1, '{}', 'finished')")
     conn.execute("INSERT INTO entrants VALUES (1, 'bot', '1', '[\"bot\"]')")

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from arena.referee.policy import Fault, FaultKind
-from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
+from arena.tournament.store import SCHEMA_VERSION, ResultsStore
 
-from .test_results import KEY, RUN, make_game
+from .helpers import old_store
+from .test_results import KEY, RUN, SEAT_STATS_1_TO_4, make_game
 
 # The schema of version 3 as an arena of that version created it, word for word.
 SCHEMA_3 = (
@@ -34,12 +35,7 @@ SCHEMA_3 = (
        NULL, duration_s REAL NOT NULL, record BLOB NOT NULL, finished_at TEXT NOT NULL,
        UNIQUE (match_id, game_index)) STRICT""",
     "CREATE INDEX games_by_run ON games (run_id)",
-    """CREATE TABLE seat_stats (game_id INTEGER NOT NULL REFERENCES games (id), seat INTEGER
-       NOT NULL CHECK (seat BETWEEN 0 AND 5), team INTEGER NOT NULL CHECK (team = seat % 3),
-       entrant_id INTEGER NOT NULL REFERENCES entrants (id), decisions INTEGER NOT NULL,
-       decision_seconds_total REAL NOT NULL, decision_seconds_max REAL NOT NULL, bids_made
-       INTEGER NOT NULL, bids_won INTEGER NOT NULL, points_won INTEGER NOT NULL, faults
-       INTEGER NOT NULL, PRIMARY KEY (game_id, seat)) STRICT""",
+    SEAT_STATS_1_TO_4,
     """CREATE TABLE faults (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES games
        (id), deal_number INTEGER NOT NULL, seat INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 5),
        kind TEXT NOT NULL, reason TEXT NOT NULL, request_id INTEGER NOT NULL, sent TEXT NOT
@@ -55,11 +51,7 @@ V2_RECORD = {"format": "schmier-game-record", "version": 2, "deals": []}
 
 
 def version_3_store(path: Path) -> None:
-    conn = sqlite3.connect(path)
-    for statement in SCHEMA_3:
-        conn.execute(statement)
-    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-    conn.execute("PRAGMA user_version=3")
+    conn = old_store(path, SCHEMA_3, 3)
     conn.execute(
         "INSERT INTO runs VALUES ('old', '2026-01-01', NULL, '{}', 'finished', NULL, ?)", (KEY,)
     )
