@@ -35,33 +35,33 @@ const (
 type flexUint uint64
 
 func (n *flexUint) UnmarshalJSON(data []byte) error {
-	text := strings.Trim(string(bytes.TrimSpace(data)), `"`)
-	if text == "" || text == "null" {
-		*n = 0
-		return nil
-	}
-	value, err := strconv.ParseUint(text, 10, 64)
-	if err != nil {
-		return fmt.Errorf("not an unsigned number: %s", data)
-	}
-	*n = flexUint(value)
-	return nil
+	return readFlex(data, (*uint64)(n), parseUint, "an unsigned number")
 }
 
 // flexInt is a signed number, as a JSON number or string (view.bidder is -1 while bidding).
 type flexInt int64
 
 func (n *flexInt) UnmarshalJSON(data []byte) error {
+	return readFlex(data, (*int64)(n), parseInt, "a number")
+}
+
+func parseUint(text string) (uint64, error) { return strconv.ParseUint(text, 10, 64) }
+func parseInt(text string) (int64, error)   { return strconv.ParseInt(text, 10, 64) }
+
+// readFlex reads a number written as a JSON number or string into *into with parse: 0
+// for an empty string or null, an error naming what it should have been otherwise.
+func readFlex[T any](data []byte, into *T, parse func(string) (T, error), what string) error {
 	text := strings.Trim(string(bytes.TrimSpace(data)), `"`)
 	if text == "" || text == "null" {
-		*n = 0
+		var zero T
+		*into = zero
 		return nil
 	}
-	value, err := strconv.ParseInt(text, 10, 64)
+	value, err := parse(text)
 	if err != nil {
-		return fmt.Errorf("not a number: %s", data)
+		return fmt.Errorf("not %s: %s", what, data)
 	}
-	*n = flexInt(value)
+	*into = value
 	return nil
 }
 
