@@ -22,7 +22,6 @@ from .common import (
     DEFAULT_BOT_FLAGS,
     DEFAULT_DB,
     DEFAULT_REGISTRY,
-    STORED_IS_KEPT,
     BotFlags,
     DbOption,
     DecisionOption,
@@ -30,14 +29,13 @@ from .common import (
     RegistryOption,
     console,
     err_console,
-    explain,
     fail,
     load_entrants,
-    open_store,
     prepare_entrants,
     reap_leftovers,
     with_bot_flags,
 )
+from .playing import JobsOption, claim_db, playing_errors, warn_of_seed
 from .report import write_html_report
 
 EXIT_CODES: Final = {"better": 0, "not better": 1, "undecided": 3}
@@ -99,9 +97,7 @@ def compare(
         str | None,
         typer.Option(help="Name the comparison's run (default: derived from what it plays)."),
     ] = None,
-    jobs: Annotated[
-        int, typer.Option(help="Matches played at once (default: CPUs).", show_default=False)
-    ] = 0,
+    jobs: JobsOption = 0,
     db: DbOption = DEFAULT_DB,
     decision_ms: DecisionOption = 1000,
     overage_ms: OverageOption = 10_000,
@@ -141,15 +137,9 @@ def compare(
         compare_schedule,
         run_compare,
     )
-    from arena.tournament.local import RefereeProcessError
-    from arena.tournament.runner import (
-        MatchUnplayableError,
-        RunBusyError,
-        RunInterrupted,
-        check_free,
-    )
+    from arena.tournament.runner import RunInterrupted
     from arena.tournament.schedule import ScheduleError
-    from arena.tournament.store import ResultsStoreError, logs_beside
+    from arena.tournament.store import logs_beside
 
     try:
         test = Sprt(margin=margin, alpha=alpha, beta=beta)
@@ -160,11 +150,7 @@ def compare(
     if run_id is not None and not run_id.strip():
         fail("--run-id must not be empty")
     specs = load_entrants([new, base], registry)
-    open_store(db).close()  # a clear error now for a file that is not a results database
-    try:
-        check_free(db)
-    except RunBusyError as error:
-        fail(str(error))
+    claim_db(db)
     options, executor, sandboxed = cluster_flags.bots(bot_flags)
     config = CompareConfig(
         entrants=tuple(specs),
@@ -189,10 +175,7 @@ def compare(
         check_config(config)
     except CompareError as error:
         fail(str(error))
-    if seed is not None:
-        from arena.tournament.schedule import seed_warning
-
-        err_console.print(seed_warning(seed), highlight=False, markup=False)
+    warn_of_seed(seed)
     if executor is None:  # on a cluster each worker builds what it is shipped
         import dataclasses
 
@@ -200,15 +183,14 @@ def compare(
     from arena.present.compare import CompareProgressLine, render_compare
 
     try:
-        with cluster_errors(executor), CompareProgressLine(console, enabled=not as_json) as line:
+        with (
+            playing_errors(CompareError, ScheduleError),
+            cluster_errors(executor),
+            CompareProgressLine(console, enabled=not as_json) as line,
+        ):
             outcome = run_compare(
                 config, logs_beside(db), line.update, executor, on_notice=line.note
             )
-    except (RunBusyError, ResultsStoreError, CompareError, ScheduleError) as error:
-        fail(str(error))
-    # The disk filled up, the machine could not play a match: what was committed is kept.
-    except (OSError, RefereeProcessError, MatchUnplayableError) as error:
-        fail(f"{explain(error)}; {STORED_IS_KEPT}")
     except RunInterrupted:
         err_console.print(
             "interrupted: every finished game is stored; "

@@ -18,7 +18,6 @@ from .common import (
     DEFAULT_BOT_FLAGS,
     DEFAULT_DB,
     DEFAULT_REGISTRY,
-    STORED_IS_KEPT,
     BotFlags,
     DbOption,
     DecisionOption,
@@ -28,15 +27,14 @@ from .common import (
     WideOption,
     console,
     err_console,
-    explain,
     fail,
     load_entrants,
-    open_store,
     prepare_entrants,
     reap_leftovers,
     show_report,
     with_bot_flags,
 )
+from .playing import JobsOption, claim_db, playing_errors, warn_of_seed
 from .report import default_html_path, write_html_report
 
 DEFAULT_ENTRANTS = ("random", "greedy", "lowest")
@@ -77,9 +75,7 @@ def run(
             "(default: a secret key, kept in the database)."
         ),
     ] = None,
-    jobs: Annotated[
-        int, typer.Option(help="Matches played at once (default: CPUs).", show_default=False)
-    ] = 0,
+    jobs: JobsOption = 0,
     referees: Annotated[
         int,
         typer.Option(
@@ -126,17 +122,9 @@ def run(
     import os
 
     from arena.referee.table import TableSettings
-    from arena.tournament.local import RefereeProcessError
-    from arena.tournament.runner import (
-        MatchUnplayableError,
-        RunBusyError,
-        RunConfig,
-        RunInterrupted,
-        check_free,
-        run_tournament,
-    )
+    from arena.tournament.runner import RunConfig, RunInterrupted, run_tournament
     from arena.tournament.schedule import ScheduleError, choose_schedule
-    from arena.tournament.store import ResultsStoreError, entrant_label, logs_beside
+    from arena.tournament.store import entrant_label, logs_beside
 
     names = list(entrants or [])
     if all_registered:
@@ -162,15 +150,8 @@ def run(
         plan = choose_schedule(len(specs), schedule.value, matches)
     except ScheduleError as error:
         fail(str(error))
-    open_store(db).close()  # a clear error now for a file that is not a results database
-    try:
-        check_free(db)
-    except RunBusyError as error:
-        fail(str(error))
-    if seed is not None:
-        from arena.tournament.schedule import seed_warning
-
-        err_console.print(seed_warning(seed), highlight=False, markup=False)
+    claim_db(db)
+    warn_of_seed(seed)
     # Said before the bots are built, which can take a while.
     (err_console if as_json else console).print(
         plan.describe(len(specs)), highlight=False, markup=False
@@ -202,15 +183,14 @@ def run(
     from arena.present.display import RunProgressBar
 
     try:
-        with cluster_errors(executor), RunProgressBar(console, enabled=not as_json) as bar:
+        with (
+            playing_errors(ScheduleError),
+            cluster_errors(executor),
+            RunProgressBar(console, enabled=not as_json) as bar,
+        ):
             summary = run_tournament(
                 config, logs_beside(db), bar.update, executor=executor, on_notice=bar.note
             )
-    except (RunBusyError, ResultsStoreError) as error:
-        fail(str(error))
-    # The disk filled up, the machine could not play a match: what was committed is kept.
-    except (OSError, RefereeProcessError, MatchUnplayableError) as error:
-        fail(f"{explain(error)}; {STORED_IS_KEPT}")
     except RunInterrupted as stopped:
         err_console.print(
             f"interrupted: {stopped.summary.played} games played in this session are stored; "
@@ -218,8 +198,6 @@ def run(
             highlight=False,
         )
         raise typer.Exit(130) from None
-    except ScheduleError as error:
-        fail(str(error))
     if not as_json:
         console.print(
             f"run {summary.run_id}: {summary.played} games played, "

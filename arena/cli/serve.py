@@ -21,10 +21,10 @@ from .common import (
     console,
     err_console,
     fail,
-    open_store,
     reap_leftovers,
     with_bot_flags,
 )
+from .playing import JobsOption, claim_db
 
 
 @with_cluster_flags()
@@ -49,9 +49,7 @@ def serve(
     validation_games: Annotated[
         int, typer.Option(help="Games in an upload's validation match (as arena submit).")
     ] = 2,
-    jobs: Annotated[
-        int, typer.Option(help="Matches played at once (default: CPUs).", show_default=False)
-    ] = 0,
+    jobs: JobsOption = 0,
     referees: Annotated[
         int,
         typer.Option(
@@ -85,16 +83,12 @@ def serve(
     from arena.serve.server import serve as serve_contest
     from arena.tournament.executor import MatchExecutor
     from arena.tournament.local import local_executor
-    from arena.tournament.runner import RunBusyError, check_free
+    from arena.tournament.runner import RunBusyError
     from arena.tournament.split import default_referee_processes
 
     if games < 1:
         fail("--games must be at least 1")
-    open_store(db).close()  # a clear error now for a file that is not a results database
-    try:
-        check_free(db)
-    except RunBusyError as error:
-        fail(str(error))
+    claim_db(db)
     options, remote, sandboxed = cluster_flags.bots(bot_flags)
     settings = TableSettings(
         decision_ms=decision_ms, overage_ms=overage_ms, join_timeout_s=join_timeout
