@@ -18,7 +18,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots.build import BotCache, BotOptions, PrepareError
+from arena.bots.build import BotCache, BotOptions, BotSource, PrepareError
 from arena.bots.manifest import (
     MANIFEST_NAME,
     BotSpec,
@@ -116,7 +116,9 @@ def install(cache: BotCache, archive: BotArchive, options: BotOptions) -> BotSpe
         _unpack(archive, target)
 
     try:
-        return cache.ready(archive.name, archive.version, archive.executable, fill, options)
+        return cache.ready(
+            BotSource(archive.name, archive.version, archive.executable, fill), options
+        )
     except PrepareError as error:
         raise ArchiveError(str(error)) from None
 

@@ -47,6 +47,7 @@ __all__ = [
     "BUILD_LOG",
     "BotCache",
     "BotOptions",
+    "BotSource",
     "PrepareError",
     "copy_bot_files",
     "default_cache_root",
@@ -97,6 +98,18 @@ def default_cache_root() -> Path:
     return user_cache_path("ARENA_BOT_CACHE", "bots")
 
 
+@dataclass(frozen=True)
+class BotSource:
+    """What ``BotCache`` makes a bot version from: its name and version, the file name of
+    a one-file bot (None: a directory), and ``fill``, which writes its files into the path
+    it is given (``.../bot`` or ``.../<executable>``)."""
+
+    name: str
+    version: str
+    executable: str | None
+    fill: Callable[[Path], None]
+
+
 class BotCache:
     """Bots copied (or unpacked), checked and built once per version under ``root``."""
 
@@ -117,7 +130,7 @@ class BotCache:
         def fill(target: Path) -> None:
             copy_bot_files(spec.path, target)
 
-        return self._get(spec.name, spec.version, executable, fill, options)
+        return self._get(BotSource(spec.name, spec.version, executable, fill), options)
 
     def is_ready(self, spec: BotSpec) -> bool:
         """Whether ``spec``'s version is already copied and built here."""
@@ -126,36 +139,22 @@ class BotCache:
         except OSError:
             return False
 
-    def ready(
-        self,
-        name: str,
-        version: str,
-        executable: str | None,
-        fill: Callable[[Path], None],
-        options: BotOptions,
-    ) -> BotSpec:
-        """The bot ``name@version``, ready: from the cache, or ``fill`` writes its files into
-        the path it is given (``.../bot`` or ``.../<executable>``), then checked and built."""
-        if not _VERSION_RE.fullmatch(version):
-            raise PrepareError(f"bot version {version!r} is not a version hash")
-        check_name(name, "bot")
-        return self._get(name, version, executable, fill, options)
+    def ready(self, source: BotSource, options: BotOptions) -> BotSpec:
+        """The bot ``source`` names, ready: from the cache, or its ``fill`` writes its files,
+        then they are checked and built."""
+        if not _VERSION_RE.fullmatch(source.version):
+            raise PrepareError(f"bot version {source.version!r} is not a version hash")
+        check_name(source.name, "bot")
+        return self._get(source, options)
 
-    def _get(
-        self,
-        name: str,
-        version: str,
-        executable: str | None,
-        fill: Callable[[Path], None],
-        options: BotOptions,
-    ) -> BotSpec:
+    def _get(self, source: BotSource, options: BotOptions) -> BotSpec:
         with self._lock:
-            known = self._ready.get((version, options.build))
+            known = self._ready.get((source.version, options.build))
             if known is None:
-                with self._locked(version):
-                    known = self._prepare(name, version, executable, fill, options)
-                self._ready[(version, options.build)] = known
-        return dataclasses.replace(known, name=name)
+                with self._locked(source.version):
+                    known = self._prepare(source, options)
+                self._ready[(source.version, options.build)] = known
+        return dataclasses.replace(known, name=source.name)
 
     @contextlib.contextmanager
     def _locked(self, version: str) -> Iterator[None]:
@@ -168,16 +167,10 @@ class BotCache:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _prepare(
-        self,
-        name: str,
-        version: str,
-        executable: str | None,
-        fill: Callable[[Path], None],
-        options: BotOptions,
-    ) -> BotSpec:
+    def _prepare(self, source: BotSource, options: BotOptions) -> BotSpec:
+        name, version = source.name, source.version
         home = self.root / version
-        bot_path = home / (executable or BOT_DIR)
+        bot_path = home / (source.executable or BOT_DIR)
         ready = home / READY
         if ready.exists():
             spec = _loaded(bot_path, version)
@@ -186,7 +179,7 @@ class BotCache:
         else:
             # Whatever an interrupted preparation left is redone from the source.
             shutil.rmtree(home, ignore_errors=True)
-            self._fill(name, home, executable, fill)
+            self._fill(source, home)
             spec = _loaded(bot_path, None)
             if spec.version != version:
                 shutil.rmtree(home, ignore_errors=True)
@@ -202,18 +195,16 @@ class BotCache:
             spec = _loaded(bot_path, version)  # the command may name a built file
         return spec
 
-    def _fill(
-        self, name: str, home: Path, executable: str | None, fill: Callable[[Path], None]
-    ) -> None:
+    def _fill(self, source: BotSource, home: Path) -> None:
         """Into a fresh directory beside ``home``, renamed to it once complete."""
         self.root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{home.name}-", dir=self.root))
         try:
-            fill(staging / (executable or BOT_DIR))
+            source.fill(staging / (source.executable or BOT_DIR))
             staging.chmod(0o755)
             staging.rename(home)
         except OSError as error:
-            raise PrepareError(f"bot {name}: cannot copy its files: {error}") from None
+            raise PrepareError(f"bot {source.name}: cannot copy its files: {error}") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
