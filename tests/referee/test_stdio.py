@@ -12,6 +12,7 @@ import asyncio
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -28,17 +29,26 @@ SEAT = 0  # the misbehaving seat
 SETTINGS = replace(FAST, join_timeout_s=10)
 
 
-def stdio_match(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str = "", seeds: tuple[int, ...] = (1,)
-) -> MatchRun:
-    if mode:
-        monkeypatch.setenv(f"TEST_BOT_FAULT_{SEAT}", mode)
-    stdio = load_bot(TEST_BOTS / "stdio")
-    assert stdio.stdio
-    entrants = [stdio, recorder(), recorder()]
-    run = run_match(entrants, tmp_path / "logs", seeds=seeds, settings=SETTINGS, seed=seeds[0])
-    check_games(run, games=len(seeds))
-    return run
+class StdioMatch(Protocol):
+    def __call__(self, mode: str = "", seeds: tuple[int, ...] = (1,)) -> MatchRun: ...
+
+
+@pytest.fixture
+def stdio_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StdioMatch:
+    """Plays the stdio bot (seat 0 misbehaving as ``mode`` says) against two recorders,
+    one game a seed, and checks the games were played."""
+
+    def play(mode: str = "", seeds: tuple[int, ...] = (1,)) -> MatchRun:
+        if mode:
+            monkeypatch.setenv(f"TEST_BOT_FAULT_{SEAT}", mode)
+        stdio = load_bot(TEST_BOTS / "stdio")
+        assert stdio.stdio
+        entrants = [stdio, recorder(), recorder()]
+        run = run_match(entrants, tmp_path / "logs", seeds=seeds, settings=SETTINGS, seed=seeds[0])
+        check_games(run, games=len(seeds))
+        return run
+
+    return play
 
 
 def only_seat_faulted(run: MatchRun, *kinds: FaultKind) -> None:
@@ -65,9 +75,9 @@ def received(run: MatchRun, seat: int) -> list[dict[str, object]]:
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_stdio_bot_plays_a_match_against_grpc_seats_with_no_fault(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stdio_match: StdioMatch,
 ) -> None:
-    run = stdio_match(tmp_path, monkeypatch, seeds=(1, 2))
+    run = stdio_match(seeds=(1, 2))
     assert run.faults == []
     assert run.match.lingering == []  # it exited by itself when its stdin closed
     check_environment(run.log_dir / f"seat{SEAT}.log")
@@ -86,10 +96,8 @@ def test_a_stdio_bot_plays_a_match_against_grpc_seats_with_no_fault(
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_a_malformed_line_is_a_malformed_fault(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "malformed")
+def test_a_malformed_line_is_a_malformed_fault(stdio_match: StdioMatch) -> None:
+    run = stdio_match("malformed")
     only_seat_faulted(run, FaultKind.MALFORMED)
     (fault,) = run.faults  # its own answer, after the bad line, is the expected late one
     assert fault.sent == "this is not json"
@@ -98,10 +106,8 @@ def test_a_malformed_line_is_a_malformed_fault(
 
 
 @pytest.mark.timeout(120)
-def test_a_line_over_64_kib_closes_the_seat_and_it_is_auto_played(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "oversized")
+def test_a_line_over_64_kib_closes_the_seat_and_it_is_auto_played(stdio_match: StdioMatch) -> None:
+    run = stdio_match("oversized")
     only_seat_faulted(run, FaultKind.CLOSED)
     assert len(run.faults) == 1  # auto-played from then on: one fault
     assert run.faults[0].reason == "a line over 64 KiB (the limit of a message)"
@@ -109,19 +115,15 @@ def test_a_line_over_64_kib_closes_the_seat_and_it_is_auto_played(
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_an_answer_to_the_wrong_request_is_a_wrong_request_fault(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "wrong_request")
+def test_an_answer_to_the_wrong_request_is_a_wrong_request_fault(stdio_match: StdioMatch) -> None:
+    run = stdio_match("wrong_request")
     only_seat_faulted(run, FaultKind.WRONG_REQUEST)
     assert run.faults[0].reason == "answer to request 1001; the open request is 1"
 
 
 @pytest.mark.timeout(120)
-def test_an_answer_before_its_request_is_taken_as_its_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "early")
+def test_an_answer_before_its_request_is_taken_as_its_answer(stdio_match: StdioMatch) -> None:
+    run = stdio_match("early")
     assert run.faults == []
 
 
@@ -134,9 +136,9 @@ def test_an_answer_before_its_request_is_taken_as_its_answer(
     ],
 )
 def test_closing_stdout_or_exiting_is_a_closed_fault(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, reason: str
+    stdio_match: StdioMatch, mode: str, reason: str
 ) -> None:
-    run = stdio_match(tmp_path, monkeypatch, mode)
+    run = stdio_match(mode)
     only_seat_faulted(run, FaultKind.CLOSED)
     (fault,) = run.faults
     assert fault.reason.startswith(reason)
@@ -145,10 +147,8 @@ def test_closing_stdout_or_exiting_is_a_closed_fault(
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_a_bot_that_never_reads_does_not_block_the_referee(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "deaf")
+def test_a_bot_that_never_reads_does_not_block_the_referee(stdio_match: StdioMatch) -> None:
+    run = stdio_match("deaf")
     only_seat_faulted(run, FaultKind.TIMEOUT, FaultKind.STALLED)
     # Each request times out until the pipe is full; then the seat is stalled, and
     # auto-played for the rest of the match.
@@ -159,29 +159,23 @@ def test_a_bot_that_never_reads_does_not_block_the_referee(
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_stderr_goes_to_the_log_and_is_never_read_as_a_message(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "stderr")
+def test_stderr_goes_to_the_log_and_is_never_read_as_a_message(stdio_match: StdioMatch) -> None:
+    run = stdio_match("stderr")
     assert run.faults == []
     log = (run.log_dir / f"seat{SEAT}.log").read_text(errors="replace")
     assert 'junk {"answer": {"requestId": "1", "bid": 6}}' in log
 
 
 @pytest.mark.timeout(120)
-def test_the_protos_field_names_and_numeric_ids_are_read_too(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "snake")
+def test_the_protos_field_names_and_numeric_ids_are_read_too(stdio_match: StdioMatch) -> None:
+    run = stdio_match("snake")
     assert run.faults == []
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_a_first_line_that_is_not_a_join_is_a_no_join_fault(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = stdio_match(tmp_path, monkeypatch, "bad_join")
+def test_a_first_line_that_is_not_a_join_is_a_no_join_fault(stdio_match: StdioMatch) -> None:
+    run = stdio_match("bad_join")
     only_seat_faulted(run, FaultKind.NO_JOIN)
     (fault,) = run.faults
     assert fault.reason.startswith("its first line is not a join: ")
