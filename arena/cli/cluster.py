@@ -12,9 +12,19 @@ import typer
 
 from arena.present.safe_text import literal
 
-from .common import STORED_IS_KEPT, BotFlags, Command, err_console, explain, fail, with_flag_group
+from .common import (
+    STORED_IS_KEPT,
+    BotFlags,
+    Command,
+    err_console,
+    explain,
+    fail,
+    prepare_entrants,
+    with_flag_group,
+)
 
 if TYPE_CHECKING:
+    from arena.bots import BotSpec
     from arena.bots.build import BotOptions
     from arena.tournament.executor import MatchExecutor
 
@@ -78,6 +88,15 @@ class ClusterFlags:
 
 
 NO_CLUSTER: Final = ClusterFlags()
+
+
+def entrants_to_play(
+    specs: list[BotSpec], options: BotOptions, executor: MatchExecutor | None
+) -> list[BotSpec]:
+    """The entrants as the matches are given them: each built here (``prepare_entrants``)
+    for matches on this machine; as they are for a cluster, whose workers each build what
+    they are shipped."""
+    return specs if executor is not None else prepare_entrants(specs, options)
 
 
 def with_cluster_flags() -> Callable[[Command], Command]:

@@ -16,6 +16,7 @@ from .cluster import (
     NO_CLUSTER,
     ClusterFlags,
     cluster_errors,
+    entrants_to_play,
     with_cluster_flags,
 )
 from .common import (
@@ -31,7 +32,6 @@ from .common import (
     err_console,
     fail,
     load_entrants,
-    prepare_entrants,
     reap_leftovers,
     with_bot_flags,
 )
@@ -176,10 +176,9 @@ def compare(
     except CompareError as error:
         fail(str(error))
     warn_of_seed(seed)
-    if executor is None:  # on a cluster each worker builds what it is shipped
-        import dataclasses
+    import dataclasses
 
-        config = dataclasses.replace(config, entrants=tuple(prepare_entrants(specs, options)))
+    config = dataclasses.replace(config, entrants=tuple(entrants_to_play(specs, options, executor)))
     from arena.present.compare import CompareProgressLine, render_compare
 
     try:

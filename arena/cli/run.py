@@ -12,6 +12,7 @@ from .cluster import (
     NO_CLUSTER,
     ClusterFlags,
     cluster_errors,
+    entrants_to_play,
     with_cluster_flags,
 )
 from .common import (
@@ -29,7 +30,6 @@ from .common import (
     err_console,
     fail,
     load_entrants,
-    prepare_entrants,
     reap_leftovers,
     show_report,
     with_bot_flags,
@@ -157,8 +157,7 @@ def run(
         plan.describe(len(specs)), highlight=False, markup=False
     )
     options, executor, sandboxed = cluster_flags.bots(bot_flags)
-    if executor is None:  # on a cluster each worker builds what it is shipped
-        specs = prepare_entrants(specs, options)
+    specs = entrants_to_play(specs, options, executor)
     jobs = jobs or os.cpu_count() or 1
     if not referees and executor is None:
         from arena.tournament.split import default_referee_processes
