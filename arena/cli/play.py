@@ -14,13 +14,13 @@ from .common import (
     DecisionOption,
     OverageOption,
     console,
-    err_console,
     fail,
     load_entrants,
     prepare_entrants,
     reap_leftovers,
     with_bot_flags,
 )
+from .playing import warn_of_seed
 
 if TYPE_CHECKING:
     from arena.referee.match import ManualSeat
@@ -61,10 +61,7 @@ def play(
     if len(entrants) != 3:
         fail(f"play takes three entrants (one per team), not {len(entrants)}")
     specs = load_entrants(entrants)
-    if seed is not None:
-        from arena.tournament.schedule import seed_warning
-
-        err_console.print(seed_warning(seed), highlight=False, markup=False)
+    warn_of_seed(seed)
     options = bot_flags.options()
     specs = prepare_entrants(specs, options)
     manual_seats = frozenset(manual or ())

@@ -1,5 +1,6 @@
 """What the commands that play into a results database share (``arena run``, ``compare``,
-``serve``): their ``--jobs``, the checks before the first match, and the errors of playing."""
+``serve``): their ``--jobs``, the checks before the first match, the seed's warning (also
+``arena play``'s) and the errors of playing."""
 
 from __future__ import annotations
 
