@@ -11,17 +11,15 @@ from typing import Any
 import pytest
 from tournament.helpers import (
     arena_command,
-    connect_read_only,
-    find_game,
-    game_ids,
     integrity_check,
     run_statuses,
+    runs,
     sample_path,
     stored_game_count,
     stored_keys,
+    stored_results,
 )
 
-from arena.engine.record import without_times
 from arena.tournament.schedule import choose_schedule, round_robin
 from arena.tournament.store import ResultsStore
 
@@ -110,24 +108,13 @@ def stored_games(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
     """Each stored game's result and record (less timings), by (match key, game index)."""
     found = {}
     with ResultsStore.open(db) as store:
-        for run in _run_ids(db):
-            for game_id in game_ids(store, run):
-                game = find_game(store, game_id)
-                assert game is not None
-                found[(game.match_key, game.game_index)] = {
-                    "winner": game.winner,
-                    "scores": game.scores,
-                    "deals": game.deals,
+        for run in runs(store):
+            found |= stored_results(
+                store,
+                run.id,
+                lambda game: {
                     "points_won": game.points_won,
                     "faults": [(f.seat, f.kind) for f in game.faults],
-                    "record": without_times(store.game_record(game_id)),
-                }
+                },
+            )
     return found
-
-
-def _run_ids(db: Path) -> list[str]:
-    conn = connect_read_only(db)
-    try:
-        return [str(row[0]) for row in conn.execute("SELECT id FROM runs")]
-    finally:
-        conn.close()

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine.helpers import mask_of_indices
 from scipy.stats import binomtest
 from typer.testing import CliRunner, Result
 
@@ -39,7 +40,7 @@ from arena.bots import load_bot
 from arena.bots.samples import sample_bots_dir
 from arena.cli import app
 from arena.engine import GameKey
-from arena.engine.cards import DECK_SIZE
+from arena.engine.cards import DECK_SIZE, indices_of_mask
 from arena.engine.record import without_times
 from arena.tournament.play import read_record
 from arena.tournament.schedule import RunKey
@@ -67,22 +68,11 @@ def legacy_game_seed(run_seed: int, game_index: int) -> int:
 def legacy_deal(seed: int, number: int) -> Deal:
     deck = list(range(DECK_SIZE))
     random.Random(f"schmier:{seed}:deal:{number}").shuffle(deck)
-    return [_mask(deck[6 * s : 6 * s + 6]) for s in range(6)], deck[36:]
+    return [mask_of_indices(deck[6 * s : 6 * s + 6]) for s in range(6)], deck[36:]
 
 
 def keyed_deal(run_key: RunKey, game_index: int, number: int) -> Deal:
     return run_key.game(game_index).deal(number)
-
-
-def _mask(indices: list[int]) -> int:
-    mask = 0
-    for index in indices:
-        mask |= 1 << index
-    return mask
-
-
-def _cards(mask: int) -> list[int]:
-    return [i for i in range(DECK_SIZE) if mask >> i & 1]
 
 
 # --- the attacker ---------------------------------------------------------------------------
@@ -114,7 +104,7 @@ class Attacker:
         self.counts: Counter[tuple[int, int]] = Counter()
         for hands, _ in history:
             for seat, mask in enumerate(hands):
-                for card in _cards(mask):
+                for card in indices_of_mask(mask):
                     self.counts[(card, seat)] += 1
         self.found: tuple[Derivation, int] | None = None
 
@@ -128,7 +118,7 @@ class Attacker:
                     return
 
     def observe(self, observation: Observation) -> None:
-        for card in _cards(observation.hand):
+        for card in indices_of_mask(observation.hand):
             self.counts[(card, 0)] += 1
 
     def guess(self, observation: Observation, seat: int) -> int:
@@ -139,7 +129,7 @@ class Attacker:
         unseen = [c for c in range(DECK_SIZE) if not observation.hand >> c & 1]
         # The cards that went to that seat most often, and least often to the attacker.
         unseen.sort(key=lambda c: (-self.counts[(c, seat)], self.counts[(c, 0)], c))
-        return _mask(unseen[:6])
+        return mask_of_indices(unseen[:6])
 
 
 def attack(deal_of: Any, games: range, deals: int, history: list[Deal]) -> tuple[int, int, bool]:
