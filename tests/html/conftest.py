@@ -39,6 +39,13 @@ CHROMIUM_ARGS = (
 )
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+# A script listing the elements that reach past the viewport's right edge, outside the
+# boxes that scroll: a page that fits its viewport lists none.
+WIDER = """() => [...document.body.querySelectorAll('*')].filter((node) => {
+  if (node.closest('.scroll')) return false;
+  const box = node.getBoundingClientRect();
+  return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.width > window.innerWidth);
+}).map((node) => node.tagName + '#' + node.id + '.' + node.className)"""
 
 
 def chromium_binary() -> str | None:

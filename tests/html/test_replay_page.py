@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DESKTOP, PHONE, PageLog
+from conftest import DESKTOP, PHONE, WIDER, PageLog
 from playwright.sync_api import Page
 from typer.testing import CliRunner
 
@@ -612,14 +612,6 @@ def test_each_decision_shows_the_engine_s_legal_choices(
         page.select_option("#mode", str(seat))
         assert page.locator("#legal").get_attribute("data-count") == str(len(legal))
         page.select_option("#mode", "all")
-
-
-# Elements that reach past the viewport's right edge, outside the boxes that scroll.
-WIDER = """() => [...document.body.querySelectorAll('*')].filter((node) => {
-  if (node.closest('.scroll')) return false;
-  const box = node.getBoundingClientRect();
-  return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.width > window.innerWidth);
-}).map((node) => node.tagName + '#' + node.id + '.' + node.className)"""
 
 
 @pytest.mark.parametrize("viewport", [PHONE], ids=["390x844"])

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from conftest import DESKTOP, PHONE, PageLog
+from conftest import DESKTOP, PHONE, WIDER, PageLog
 from hypothesis import given
 from hypothesis import strategies as st
 from playwright.sync_api import Page
@@ -478,14 +478,6 @@ def test_the_games_list_filters_by_entrant(
     assert visible() == {g.id for g in games}
     assert page_log.errors == []
     assert page_log.requests_besides(url) == []
-
-
-# Elements that reach past the viewport's right edge, outside the boxes that scroll.
-WIDER = """() => [...document.body.querySelectorAll('*')].filter((node) => {
-  if (node.closest('.scroll')) return false;
-  const box = node.getBoundingClientRect();
-  return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.width > window.innerWidth);
-}).map((node) => node.tagName + '#' + node.id + '.' + node.className)"""
 
 
 @pytest.mark.parametrize("viewport", [PHONE], ids=["phone"])
