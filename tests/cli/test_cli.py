@@ -494,6 +494,12 @@ def _record_file(stored_run: StoredRun) -> tuple[dict[str, Any], bytes]:
     return record, gzip.compress(json.dumps(record).encode())
 
 
+def _replay(path: Path, content: bytes) -> Result:
+    """``arena replay`` of a file of ``content`` written at ``path``."""
+    path.write_bytes(content)
+    return invoke("replay", str(path))
+
+
 @pytest.mark.slow
 def test_replay_of_files_that_are_not_records(stored_run: StoredRun, tmp_path: Path) -> None:
     record, _ = _record_file(stored_run)
@@ -507,10 +513,7 @@ def test_replay_of_files_that_are_not_records(stored_run: StoredRun, tmp_path: P
     edited = dict(record, result=None)
     cases["edited.json"] = json.dumps(edited).encode()
     for name, content in cases.items():
-        path = tmp_path / name
-        path.write_bytes(content)
-        result = invoke("replay", str(path))
-        assert_clean_failure(result)
+        assert_clean_failure(_replay(tmp_path / name, content))
 
 
 @pytest.mark.slow
@@ -523,15 +526,14 @@ def test_replay_of_a_damaged_record_file(
 ) -> None:
     # A record file cut short (an interrupted copy, a full disk) or with flipped bytes.
     _, packed = _record_file(stored_run)
-    path = tmp_path / f"{damage}.json.gz"
     if damage == "truncated":
-        path.write_bytes(packed[: len(packed) // 2])  # EOFError inside gzip
+        damaged = packed[: len(packed) // 2]  # EOFError inside gzip
     else:
         flipped = bytearray(packed)
         for i in range(20, 60):
             flipped[i] ^= 0xFF
-        path.write_bytes(bytes(flipped))  # zlib.error inside gzip
-    result = invoke("replay", str(path))
+        damaged = bytes(flipped)  # zlib.error inside gzip
+    result = _replay(tmp_path / f"{damage}.json.gz", damaged)
     assert_clean_failure(result, "cannot read a game record")
 
 
@@ -550,9 +552,7 @@ def test_replay_of_a_record_with_malformed_fields(
     else:
         # meta is free-form (docs/GAME_RECORD.md): odd entrants must not break rendering.
         record["meta"]["entrants"] = [1, 2, 3]
-    path = tmp_path / f"{edit}.json"
-    path.write_text(json.dumps(record))
-    result = invoke("replay", str(path))
+    result = _replay(tmp_path / f"{edit}.json", json.dumps(record).encode())
     if edit == "infinite-draw-limit":
         assert_clean_failure(result)
     else:
