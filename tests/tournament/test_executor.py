@@ -174,6 +174,14 @@ def _referee_pids(coordinator: int, count: int, timeout: float) -> list[int]:
     pytest.fail(f"no {count} referee processes under {coordinator}: {_children(coordinator)}")
 
 
+def _wait_for_a_stored_game(db: Path, arena: subprocess.Popen[bytes]) -> None:
+    """Until ``arena`` has stored a game in ``db`` (or ended), 120 s at the most."""
+    deadline = time.monotonic() + 120
+    while stored_game_count(db) < 1 and arena.poll() is None:
+        assert time.monotonic() < deadline, "no game stored in 120 s"
+        time.sleep(0.02)
+
+
 def _command(db: Path) -> list[str]:
     return [
         *arena_command(),
@@ -201,10 +209,7 @@ def test_sigint_leaves_no_referee_or_bot_process_and_the_run_resumes(tmp_path: P
         )
     try:
         referees = _referee_pids(arena.pid, 2, timeout=60)
-        deadline = time.monotonic() + 120
-        while stored_game_count(db) < 1 and arena.poll() is None:
-            assert time.monotonic() < deadline, "no game stored in 120 s"
-            time.sleep(0.02)
+        _wait_for_a_stored_game(db, arena)
         # As Ctrl-C in a terminal: to the arena and its referee processes at once.
         os.killpg(arena.pid, signal.SIGINT)
         code = arena.wait(timeout=30)
@@ -247,10 +252,7 @@ def test_kill_9_of_arena_run_ends_its_referee_processes_and_their_bots(tmp_path:
         arena = subprocess.Popen(_command(db), cwd=tmp_path, stdout=out, stderr=out)
     try:
         referees = _referee_pids(arena.pid, 2, timeout=60)
-        deadline = time.monotonic() + 120
-        while stored_game_count(db) < 1 and arena.poll() is None:
-            assert time.monotonic() < deadline, "no game stored in 120 s"
-            time.sleep(0.02)
+        _wait_for_a_stored_game(db, arena)
         arena.kill()
         arena.wait()
     finally:
