@@ -22,6 +22,7 @@ from arena.tournament.store import ResultsStore
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = sample_bots_dir() / "random"
 FIRST_TEAM_SEATS = (0, 3)  # the first entrant plays team 0 (R1.2)
+GAMES = 6  # of a bot's match against two random teams
 
 
 def play_match(
@@ -76,6 +77,15 @@ def check_first_team_clean(
         assert "fault" not in log and "refused" not in log, log
         logs.append(log)
     return logs
+
+
+def clean_match_against_random(spec: BotSpec, log_dir: Path) -> tuple[list[GameResult], list[str]]:
+    """GAMES games of ``spec`` against two random teams, checked ``check_first_team_clean``:
+    their reports and the logs of seats 0 and 3."""
+    random_bot = load_bot(RANDOM_BOT)
+    seeds = list(range(1, GAMES + 1))
+    match, table, reports = play_match((spec, random_bot, random_bot), log_dir, seeds)
+    return reports, check_first_team_clean(match, table, reports, GAMES, spec.name)
 
 
 async def run_alone(

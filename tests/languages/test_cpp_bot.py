@@ -18,21 +18,12 @@ from arena.bots import BotSpec, load_bot
 from arena.bots.build import BUILD_LOG, BotCache, BotOptions
 from arena.bots.samples import sample_bots_dir
 
-from .common import (
-    check_first_team_clean,
-    check_first_team_holds_its_own,
-    play_match,
-    run_alone,
-    tcp_match,
-)
+from .common import check_first_team_holds_its_own, clean_match_against_random, run_alone, tcp_match
 
 # The C++ bot is built for the module (about a minute): the whole suite only.
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 CPP_BOT = sample_bots_dir() / "cpp"
-RANDOM_BOT = sample_bots_dir() / "random"
-GAMES = 6
 TOOLS = ("cmake", "g++", "pkg-config", "protoc", "grpc_cpp_plugin")
 
 _missing = [tool for tool in TOOLS if shutil.which(tool) is None]
@@ -66,10 +57,7 @@ def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_cpp_bot_plays_a_clean_match_and_beats_random(cpp_bot: BotSpec, tmp_path: Path) -> None:
-    random_bot = load_bot(RANDOM_BOT)
-    seeds = list(range(1, GAMES + 1))
-    match, table, reports = play_match((cpp_bot, random_bot, random_bot), tmp_path, seeds)
-    logs = check_first_team_clean(match, table, reports, GAMES, "cpp")
+    reports, logs = clean_match_against_random(cpp_bot, tmp_path)
     assert all("match over: finished" in log for log in logs), logs
     check_first_team_holds_its_own(reports)
 

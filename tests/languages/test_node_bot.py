@@ -17,21 +17,12 @@ from arena.bots import BotSpec, load_bot
 from arena.bots.build import BUILD_LOG, BotCache, BotOptions
 from arena.bots.samples import sample_bots_dir
 
-from .common import (
-    check_first_team_clean,
-    check_first_team_holds_its_own,
-    play_match,
-    run_alone,
-    tcp_match,
-)
+from .common import check_first_team_holds_its_own, clean_match_against_random, run_alone, tcp_match
 
 # The Node.js bot is built for the module: the whole suite only.
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 NODE_BOT = sample_bots_dir() / "node"
-RANDOM_BOT = sample_bots_dir() / "random"
-GAMES = 6
 
 if shutil.which("node") is None or shutil.which("npm") is None:
     # On CI a missing Node.js is a broken setup, not a reason to skip.
@@ -57,10 +48,7 @@ def node_bot(tmp_path_factory: pytest.TempPathFactory) -> BotSpec:
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_node_bot_plays_a_clean_match_and_beats_random(node_bot: BotSpec, tmp_path: Path) -> None:
-    random_bot = load_bot(RANDOM_BOT)
-    seeds = list(range(1, GAMES + 1))
-    match, table, reports = play_match((node_bot, random_bot, random_bot), tmp_path, seeds)
-    logs = check_first_team_clean(match, table, reports, GAMES, "node")
+    reports, logs = clean_match_against_random(node_bot, tmp_path)
     assert all("Error" not in log for log in logs), logs
     check_first_team_holds_its_own(reports, names_trump=False)
 
