@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tournament.helpers import arena_command, copy_bot, sample_path, stored_keys
+from tournament.helpers import copy_bot, sample_path, samples_command, stored_keys
 
 from arena.bots import load_bot
 
@@ -107,11 +107,9 @@ def test_a_comparison_plays_its_batches_on_the_cluster(
     shared_cluster: LocalCluster, tmp_path: Path
 ) -> None:
     db = tmp_path / "arena.db"
-    command = [
-        *arena_command(),
+    command = samples_command(
         "compare",
-        str(sample_path("greedy")),
-        str(sample_path("lowest")),
+        ("greedy", "lowest"),
         "--max-games",
         "12",
         "--batch",
@@ -122,7 +120,7 @@ def test_a_comparison_plays_its_batches_on_the_cluster(
         str(db),
         "--cluster",
         shared_cluster.address,
-    ]
+    )
     done = arena_run(tmp_path, command)
     assert done.returncode in (0, 3), shown(done) + shared_cluster.logs()  # better, or capped
     # Six pairs cannot reach the bet's bound (log-wealth 2.9 at most): the cap stops it.

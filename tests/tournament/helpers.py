@@ -60,6 +60,11 @@ def arena_command() -> list[str]:
     return [sys.executable, "-c", "from arena.cli import app; app()"]
 
 
+def samples_command(subcommand: str, bots: Iterable[str], *options: str) -> list[str]:
+    """The command line of ``arena SUBCOMMAND`` on the sample ``bots``, then ``options``."""
+    return [*arena_command(), subcommand, *(str(sample_path(bot)) for bot in bots), *options]
+
+
 def connect_read_only(db: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10.0)
 

@@ -37,6 +37,7 @@ from .helpers import (
     runs,
     sample,
     sample_path,
+    samples_command,
     stored_game_count,
     stored_keys,
     wait_for_no_bots,
@@ -332,18 +333,9 @@ def test_the_same_run_started_twice_at_once_ends_cleanly(tmp_path: Path) -> None
     one-line error); in every case the file ends with each game exactly once.
     """
     db = tmp_path / "arena.db"
-    command = [
-        *arena_command(),
-        "run",
-        str(sample_path("greedy")),
-        str(sample_path("random")),
-        "--games",
-        "1",
-        "--jobs",
-        "1",
-        "--db",
-        str(db),
-    ]
+    command = samples_command(
+        "run", ("greedy", "random"), "--games", "1", "--jobs", "1", "--db", str(db)
+    )
     procs = [
         subprocess.Popen(
             command,
