@@ -14,7 +14,7 @@ import signal
 import sqlite3
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,9 +22,10 @@ from typing import Any
 from bots.helpers import live_processes, wait_until_none
 
 from arena.bots import BotSpec, load_bot
-from arena.engine.record import without_times
+from arena.engine.record import first_difference, without_times
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import SeatStats
+from arena.tournament.runner import RunConfig
 from arena.tournament.store import APPLICATION_ID, ResultsStore, RunInfo, entrant_label
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +59,13 @@ def arena_command() -> list[str]:
     if script.exists():
         return [str(script)]
     return [sys.executable, "-c", "from arena.cli import app; app()"]
+
+
+def samples_run(db_path: Path, bots: Iterable[str], **settings: Any) -> RunConfig:
+    """A run of the sample ``bots`` into ``db_path``: two games a seating on seed 4242 at two
+    tables, where ``settings`` do not say otherwise."""
+    chosen: dict[str, Any] = {"games": 2, "seed": 4242, "jobs": 2} | settings
+    return RunConfig(entrants=tuple(sample(name) for name in bots), db_path=db_path, **chosen)
 
 
 def samples_command(subcommand: str, bots: Iterable[str], *options: str) -> list[str]:
@@ -201,6 +209,17 @@ def stored_results(
             **(more(game) if more else {}),
         }
     return found
+
+
+def assert_same_records(
+    expected: Mapping[tuple[str, int], dict[str, Any]],
+    actual: Mapping[tuple[str, int], dict[str, Any]],
+) -> None:
+    """The same games, by (match key, game index), with the same records card for card."""
+    assert expected.keys() == actual.keys()
+    for key in sorted(expected):
+        difference = first_difference(expected[key], actual[key])
+        assert difference is None, f"{key}: the records differ at {difference}"
 
 
 def stored_game_count(db: Path) -> int:

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from arena.engine import GameKey
-from arena.engine.record import first_difference
 from arena.referee.match import MatchPlan
 from arena.referee.result import GameResult
 from arena.tournament.executor import play_match_collected
@@ -42,13 +41,14 @@ from arena.tournament.messages import (
     read_report,
     send,
 )
-from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import ResultsStore
 from arena.wire.loop import run as run_loop
 
 from .helpers import (
     arena_command,
+    assert_same_records,
     describe,
     integrity_check,
     kill_bots,
@@ -57,6 +57,7 @@ from .helpers import (
     runs,
     sample,
     sample_path,
+    samples_run,
     stored_game_count,
     stored_keys,
     stored_results,
@@ -91,17 +92,10 @@ def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
 @pytest.mark.timeout(240)
 def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> None:
     """Same seed, deterministic bots: the same games, card for card, each stored once."""
-    entrants = (sample("greedy"), sample("lowest"))
     records = {}
     for referees in (1, 2):
-        config = RunConfig(
-            entrants=entrants,
-            games=GAMES,
-            seed=4242,
-            jobs=2,
-            db_path=tmp_path / f"referees{referees}.db",
-            referees=referees,
-        )
+        db = tmp_path / f"referees{referees}.db"
+        config = samples_run(db, ("greedy", "lowest"), games=GAMES, referees=referees)
         summary = run_tournament(config, tmp_path / f"logs{referees}")
         assert (summary.played, summary.skipped) == (len(EXPECTED), 0)
         # This process referees the first; two referee processes, each busy, the second.
@@ -112,11 +106,8 @@ def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> N
         assert run_statuses(config.db_path) == ["finished"]
         records[referees] = _records(config.db_path)
 
-    one, spread = records[1], records[2]
-    assert one.keys() == spread.keys() == EXPECTED
-    for key in sorted(one):
-        difference = first_difference(one[key], spread[key])
-        assert difference is None, f"{key}: the records differ at {difference}"
+    assert records[1].keys() == EXPECTED
+    assert_same_records(records[1], records[2])
 
 
 def _plan(
@@ -286,14 +277,8 @@ def test_a_referee_process_killed_mid_run_is_replaced_and_its_matches_played_aga
     """A referee process that dies (kill -9) is the arena's trouble, not the bots': its
     matches are played again with the same deals on a fresh referee process, every game
     of the run is stored once, and nothing outlives the run."""
-    config = RunConfig(
-        entrants=(sample("greedy"), sample("lowest")),
-        games=GAMES,
-        seed=77,
-        jobs=2,
-        db_path=tmp_path / "arena.db",
-        referees=2,
-    )
+    db = tmp_path / "arena.db"
+    config = samples_run(db, ("greedy", "lowest"), games=GAMES, seed=77, referees=2)
     killed: list[int] = []
     notices: list[str] = []
 

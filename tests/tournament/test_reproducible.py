@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from arena.engine.record import first_difference
-from arena.tournament.runner import RunConfig, run_tournament
+from arena.tournament.runner import run_tournament
 from arena.tournament.store import ResultsStore
 
-from .helpers import sample, stored_results
+from .helpers import assert_same_records, samples_run, stored_results
 
 
 def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
@@ -31,26 +30,25 @@ def _results(db: Path, run_id: str) -> dict[tuple[str, int], dict[str, Any]]:
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_one_table_and_two_tables_play_identical_games(tmp_path: Path) -> None:
-    entrants = (sample("random"), sample("greedy"))
     runs = {}
     for jobs in (1, 2):
-        config = RunConfig(
-            entrants=entrants, games=2, seed=4242, jobs=jobs, db_path=tmp_path / f"jobs{jobs}.db"
-        )
+        config = samples_run(tmp_path / f"jobs{jobs}.db", ("random", "greedy"), jobs=jobs)
         summary = run_tournament(config, tmp_path / f"logs{jobs}")
         assert summary.played == 12
         runs[jobs] = (summary.run_id, _results(config.db_path, summary.run_id))
 
     (id1, one), (id2, two) = runs[1], runs[2]
     assert id1 == id2, "jobs is not part of what a run plays, so not of its id"
-    assert one.keys() == two.keys()
     assert len(one) == 12
+    assert_same_records(_records(one), _records(two))
     for key in sorted(one):
         a, b = one[key], two[key]
         for field in ("winner", "scores", "deals", "points_won", "bids"):
             assert a[field] == b[field], f"{key}: {field} {a[field]!r} != {b[field]!r}"
-        difference = first_difference(a["record"], b["record"])
-        assert difference is None, f"{key}: the records differ at {difference}"
+
+
+def _records(results: dict[tuple[str, int], dict[str, Any]]) -> dict[tuple[str, int], Any]:
+    return {key: game["record"] for key, game in results.items()}
 
 
 def _forget_games(db: Path, run_id: str, game_index: int) -> int:
@@ -85,13 +83,7 @@ def test_a_resumed_run_plays_the_games_an_uninterrupted_one_played(
     """R3.1a: the games a resumed run plays are dealt from the key the run stored when it
     began, so they are the same cards to the same seats (and, with these deterministic
     bots, the same games) as the uninterrupted run played; with a secret key as well."""
-    config = RunConfig(
-        entrants=(sample("random"), sample("greedy")),
-        games=2,
-        seed=seed,
-        jobs=2,
-        db_path=tmp_path / "arena.db",
-    )
+    config = samples_run(tmp_path / "arena.db", ("random", "greedy"), seed=seed)
     first = run_tournament(config, tmp_path / "logs")
     uninterrupted = _results(config.db_path, first.run_id)
     assert _forget_games(config.db_path, first.run_id, 1) == 6
@@ -100,7 +92,4 @@ def test_a_resumed_run_plays_the_games_an_uninterrupted_one_played(
     assert again.run_id == first.run_id, "the same command finds the same run"
     assert (again.played, again.skipped) == (6, 6)
     resumed = _results(config.db_path, again.run_id)
-    assert resumed.keys() == uninterrupted.keys()
-    for key in sorted(resumed):
-        difference = first_difference(uninterrupted[key]["record"], resumed[key]["record"])
-        assert difference is None, f"{key}: the replayed game differs at {difference}"
+    assert_same_records(_records(uninterrupted), _records(resumed))
