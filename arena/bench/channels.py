@@ -1,7 +1,7 @@
 """``arena bench channels``: the bandwidth of the covert channels two sandboxed bots keep.
 
 The sandbox, the seccomp filter and a copy of its files per seat leave two bots no file,
-socket, lock, key or process in common (README, "Security"). What one machine still
+socket, lock, key or process in common (docs/SECURITY.md). What one machine still
 shares cannot be taken away from processes on it: its CPU, its memory and its count of
 threads. Two bots, each started exactly as a seat is (``start_bot`` with the default
 limits and sandbox: a cgroup, a user and a copy of their own), agree on a start time and

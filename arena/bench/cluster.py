@@ -8,7 +8,7 @@ lost to it, ``(cluster wall - local wall) x tables / matches``, with its parts m
 apart: shipping (the archives packed here, then unpacked, checked and built on a worker,
 once per version) and scheduling (the round trip of an empty task needing one table).
 
-The clusters are started with the README's commands (``dask scheduler``, ``dask worker
+The clusters are started with docs/CLUSTER.md's commands (``dask scheduler``, ``dask worker
 ADDRESS --resources TABLES=N``) as processes of their own; each worker starts with an
 empty cache, so its first match of each version pays for the shipping.
 """

@@ -17,7 +17,7 @@ A build (``arena.bots.build``) runs in the same sandbox, with its copy of the bo
 directory writable and no socket; the operator may give builds the network.
 
 What it does not protect against: covert channels through the shared CPU, memory and
-timing (the README's security section gives their measured bandwidth), a kernel exploit,
+timing (docs/SECURITY.md gives their measured bandwidth), a kernel exploit,
 or a bot reading what every bot may read anyway (the system's files).
 """
 

@@ -21,8 +21,8 @@ and go on, as Go's and Cargo's file locks do; ``EPERM`` otherwise); a 32-bit (x3
 system call kills the process. The filter is compiled once per process by libseccomp
 and handed to bubblewrap (``--seccomp FD``), which installs it just before the bot's
 command runs. What it cannot close (CPU load and timing, the system's memory and process
-counts, the timing of reads of shared files) is written down in the README's security
-section with the bandwidth measured by ``arena bench channels``.
+counts, the timing of reads of shared files) is written down in docs/SECURITY.md, with the
+bandwidth measured by ``arena bench channels``.
 """
 
 from __future__ import annotations

@@ -260,7 +260,7 @@ def _render_standings(console: Console, report: RunReport, wide: bool) -> None:
 
 
 def _render_head_to_head(console: Console, report: RunReport, wide: bool) -> None:
-    # The same quantity as arena compare's score (README, "Tournaments").
+    # The same quantity as arena compare's score (docs/TOURNAMENTS.md).
     table = _table("Head to head: A's share of A-against-B team pairs (A ahead; ties half)")
     _add_label_column(table, "A")
     _add_label_column(table, "B")

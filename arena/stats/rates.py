@@ -52,7 +52,7 @@ _OUTCOMES: frozenset[str] = frozenset({"win", "draw", "loss"})
 _SCORE: Final[dict[str, float]] = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 # Below this many seeds a figure gets no interval but "too few seeds": a bootstrap over one
-# seed only replays it; in a simulation (README, Statistics) the intervals of a rate held
+# seed only replays it; in a simulation (docs/STATISTICS.md) the intervals of a rate held
 # its truth in 0.6-0.8 of runs of 2 seeds, 0.92-0.97 of 3, and from 4 seeds on in
 # 0.92-1.00 at every rate from 0.02 to 0.98 but in the most lopsided worlds.
 MIN_SEEDS_FOR_INTERVAL: Final = 4

@@ -196,7 +196,7 @@ def effective_interval(
     The design effect is itself measured on the seeds, so the quantile is Student's t with
     seeds - 1 degrees of freedom rather than the normal one (Wilson's z replaced by t):
     with a normal quantile it covered 0.83-0.86 at rates near 0.08 over 5-10 seeds in a
-    simulation where seeds differ much (``README``, Statistics); with t, 0.91-1.00.
+    simulation where seeds differ much (docs/STATISTICS.md); with t, 0.91-1.00.
     """
     total = float(sum(denominators))
     seeds = len(denominators)

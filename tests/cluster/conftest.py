@@ -1,5 +1,5 @@
 """A real Dask cluster on loopback for the cluster tests: ``arena.bench.cluster``'s, a
-``dask scheduler`` and ``dask worker`` processes started with the commands the README gives.
+``dask scheduler`` and ``dask worker`` processes started with the commands docs/CLUSTER.md gives.
 
 Each worker has its own empty directory (``ARENA_WORKER_DIR``: its bot cache and logs)
 and works in a directory outside the repository, with no sample bots in it: what it

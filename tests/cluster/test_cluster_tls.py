@@ -1,4 +1,4 @@
-"""``--cluster`` over Dask's TLS, with the README's commands: a run through the TLS options
+"""``--cluster`` over Dask's TLS, with docs/CLUSTER.md's commands: a run through the TLS options
 completes; a TLS address without them, and a plain connection to a TLS scheduler, are each
 refused in one line."""
 

@@ -33,7 +33,9 @@ pytestmark = pytest.mark.timeout(600)
 @pytest.fixture(autouse=True)
 def _confinement_works(sandbox_required: None) -> None:
     if not any("cpu" in h.controllers for h in hierarchies()):
-        pytest.skip("this machine lets the arena make no cpu cgroup (README: limits without it)")
+        pytest.skip(
+            "this machine lets the arena make no cpu cgroup (docs/SECURITY.md: limits without it)"
+        )
 
 
 def play(first: str, out: Path) -> PlayResult:
