@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
-import os
 import threading
 import time
 import uuid
@@ -40,7 +39,7 @@ from distributed.security import Security
 
 from arena.bots import BotBuildError, BotSpec
 from arena.bots.archive import BotArchive, install, pack_bot
-from arena.bots.build import BotCache, BotOptions
+from arena.bots.build import BotCache, BotOptions, user_cache_path
 from arena.bots.sandbox import SandboxUnavailableError, sandbox_problem
 from arena.referee.match import MatchPlan
 from arena.referee.policy import ArenaTrouble
@@ -110,12 +109,8 @@ def _configured_tls() -> bool:
 
 def worker_root() -> Path:
     """A worker's own directory: shipped bots under ``bots/``, match logs under ``logs/``.
-    ``$ARENA_WORKER_DIR``, else under the user's cache directory."""
-    explicit = os.environ.get("ARENA_WORKER_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "schmier-arena" / "worker"
+    ``$ARENA_WORKER_DIR``, else under the user's cache directory (``user_cache_path``)."""
+    return user_cache_path("ARENA_WORKER_DIR", "worker")
 
 
 @dataclass(frozen=True)
