@@ -1,15 +1,22 @@
-"""``arena bench channels``: the bandwidth of the covert channels two sandboxed bots keep.
+"""``arena bench channels``: what every class of covert channel carries between two
+sandboxed bots, partners at one table or seats at two tables.
 
-The sandbox, the seccomp filter and a copy of its files per seat leave two bots no file,
-socket, lock, key or process in common (docs/SECURITY.md). What one machine still
-shares cannot be taken away from processes on it: its CPU, its memory and its count of
-threads. Two bots, each started exactly as a seat is (``start_bot`` with the default
-limits and sandbox: a cgroup, a user and a copy of their own), agree on a start time and
-a slot length; in each slot the sender does or does not do something (spin, start
-threads, hold memory) and the receiver looks at what it can see of the machine (its own
-speed, ``sysinfo``'s thread count and free memory). The bits are random; the figures are
-the raw rate, the error rate and the capacity ``rate × (1 − H(error rate))`` of a binary
-symmetric channel, per kind and slot length.
+Two bots, each started exactly as a seat is (``start_bot`` with the default limits,
+sandbox, seccomp filter and a user and a copy of their own), agree on a start time and a
+slot length; in each slot the sender does or does not do something and the receiver
+notes what it can see (``arena/bench/channel_probe.py``). The classes: locks on a file
+both can read (every ``fcntl`` form, its command in both widths, ``flock``,
+``/proc/locks``), futexes on a file both map (``FUTEX_WAIT``, ``futex_waitv``), every
+machine file the sandbox's ``/proc`` shows, ``sysinfo`` (process count, free memory,
+load), and the CPU (the receiver's own speed). The default deny of the sandbox closes all
+but the last: a **closed** class must show the receiver one value in every slot (it
+carries nothing), and the benchmark fails (exit status 1) if one does not. For the open
+ones the figures are the raw rate, the error rate and the capacity
+``rate × (1 − H(error rate))`` of a binary symmetric channel.
+
+Partners run two seats of one bot; two tables run two bots of their own (their own
+files), as copies of one entrant at two matches would: the sandbox gives a seat nothing
+that depends on its table, so the two should agree.
 """
 
 from __future__ import annotations
@@ -17,30 +24,48 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots import BotSpec, Limits, start_bot
 from arena.bots.sandbox import Sandbox, runtime_paths, sandbox_problem
 
 PROBE = Path(__file__).with_name("channel_probe.py")
-KINDS = {
-    "procs": "the machine's thread count (sysinfo)",
-    "memory": "the machine's free memory (sysinfo)",
-    "cpu": "the receiver's own speed (CPU contention)",
+# kind -> (what carries the bits, whether the sandbox closes it)
+KINDS: dict[str, tuple[str, bool]] = {
+    "locks": ("fcntl, OFD and flock locks on a shared file, /proc/locks", True),
+    "futex": ("futexes on a shared file: FUTEX_WAIT, futex_waitv", True),
+    "proc": ("every machine file /proc shows", True),
+    "sysinfo-procs": ("the machine's thread count (sysinfo)", True),
+    "sysinfo-memory": ("the machine's free memory (sysinfo)", True),
+    "sysinfo-loads": ("the machine's load (sysinfo)", True),
+    "cpu": ("the receiver's own speed (CPU contention)", False),
 }
+CLOSED = [kind for kind, (_, closed) in KINDS.items() if closed]
+SCOPES = ("partners", "tables")
 HAND_BITS = math.log2(math.comb(53, 9))  # a hand of nine cards of 53 (R3.2)
+DECISION_S = 1.0  # a decision's time limit (TableSettings): what a partner may wait for
+_SETTLE_S = 2.5  # from launch to the first slot: both seats started and settled
+CLOSED_SLOT_MS = 30.0  # long enough for the receiver to read every /proc file in a slot
 
 
 @dataclass(frozen=True)
 class ChannelFigure:
     kind: str
+    scope: str
     slot_ms: float
     bits: int
     errors: int
+    distinct: int  # how many different values the receiver saw
+    calls: dict[str, str] = field(default_factory=dict)  # call -> the kernel's answer
+
+    @property
+    def closed(self) -> bool:
+        return KINDS[self.kind][1]
 
     @property
     def raw_bits_per_s(self) -> float:
@@ -52,17 +77,40 @@ class ChannelFigure:
 
     @property
     def capacity(self) -> float:
-        """Bits per second a code could carry through it without error (BSC capacity)."""
+        """Bits per second a code could carry through it without error (BSC capacity);
+        nothing when the receiver saw one value throughout."""
+        if self.distinct <= 1:
+            return 0.0
         p = min(self.error_rate, 1 - self.error_rate)
         entropy = 0.0 if p == 0 else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
         return self.raw_bits_per_s * (1 - entropy)
 
+    @property
+    def leaks(self) -> bool:
+        """A closed class that showed the receiver more than one value."""
+        return self.closed and self.distinct > 1
+
     def line(self) -> str:
+        head = f"{self.kind} ({KINDS[self.kind][0]}), {self.scope}, {self.slot_ms:g} ms slots: "
+        if self.closed and not self.leaks:
+            return head + f"closed, the receiver saw one value in all {self.bits} slots"
+        verdict = "LEAKS (a closed class): " if self.leaks else ""
         return (
-            f"{self.kind} ({KINDS[self.kind]}), {self.slot_ms:g} ms slots: "
-            f"{self.raw_bits_per_s:.0f} bits/s raw, error rate {self.error_rate:.3f} "
-            f"({self.errors} of {self.bits}), capacity {self.capacity:.1f} bits/s"
+            head
+            + verdict
+            + (
+                f"{self.raw_bits_per_s:.0f} bits/s raw, error rate {self.error_rate:.3f} "
+                f"({self.errors} of {self.bits}), {self.distinct} values seen, "
+                f"capacity {self.capacity:.1f} bits/s"
+            )
         )
+
+    def refused(self) -> str:
+        """The calls the kernel refused to either end, with its answers."""
+        refused = sorted(
+            f"{call} {answer}" for call, answer in self.calls.items() if answer != "ok"
+        )
+        return ", ".join(refused) or "nothing"
 
 
 def _decode(seen: list[float]) -> list[int]:
@@ -74,24 +122,42 @@ def _decode(seen: list[float]) -> list[int]:
     return [1 if value > threshold else 0 for value in seen]
 
 
-def measure(kind: str, slot_ms: float, bits: int, rng: random.Random) -> ChannelFigure:
-    """One transmission of ``bits`` random bits between two sandboxed bot processes."""
+def _probe_spec(root: Path, name: str) -> BotSpec:
+    """The probe as a bot of its own, in its own directory."""
+    directory = root / name
+    directory.mkdir()
+    shutil.copyfile(PROBE, directory / PROBE.name)
+    return BotSpec(
+        name=name,
+        version="0" * 12,
+        command=(sys.executable, str(directory / PROBE.name)),
+        directory=directory,
+        build=None,
+    )
+
+
+def _lines(log: Path, prefix: str) -> list[dict[str, object]]:
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return [
+        json.loads(line.removeprefix(prefix))
+        for line in text.splitlines()
+        if line.startswith(prefix)
+    ]
+
+
+def measure(
+    kinds: list[str], slot_ms: float, bits: int, rng: random.Random, scope: str = "partners"
+) -> list[ChannelFigure]:
+    """One transmission of ``bits`` random bits per kind, one kind after the other,
+    between two seats: two of one bot (partners) or of two bots (two tables)."""
     sent = [rng.randrange(2) for _ in range(bits)]
     with tempfile.TemporaryDirectory(prefix="arena-channel-") as tmp:
         root = Path(tmp)
-        (root / "probe").mkdir()
-        (root / "probe" / PROBE.name).write_bytes(PROBE.read_bytes())
-        spec = BotSpec(
-            name="channel",
-            version="0" * 12,
-            command=(sys.executable, str(root / "probe" / PROBE.name)),
-            directory=root / "probe",
-            build=None,
-        )
-        sandbox = Sandbox(bot_dir=spec.directory, socket=None, runtime=runtime_paths())
-        start = time.time() + 2.0  # both started and settled
+        sender = _probe_spec(root, "probe")
+        receiver = sender if scope == "partners" else _probe_spec(root, "other")
+        start = time.time() + _SETTLE_S
         env = {
-            "CH_KIND": kind,
+            "CH_KINDS": ",".join(kinds),
             "CH_START": repr(start),
             "CH_SLOT_MS": repr(slot_ms),
             "CH_BITS": "".join(map(str, sent)),
@@ -100,55 +166,84 @@ def measure(kind: str, slot_ms: float, bits: int, rng: random.Random) -> Channel
             start_bot(
                 spec,
                 env=env | {"CH_ROLE": role},
-                workdir=root / role,
+                workdir=root / f"{role}-work",
                 log_path=root / f"{role}.log",
                 limits=Limits(),
-                sandbox=sandbox,
+                sandbox=Sandbox(bot_dir=spec.directory, socket=None, runtime=runtime_paths()),
             )
-            for role in ("send", "receive")
+            for role, spec in (("send", sender), ("receive", receiver))
         ]
-        deadline = start + bits * slot_ms / 1000 + 30
+        deadline = start + len(kinds) * bits * slot_ms / 1000 + 30
         while any(p.poll() is None for p in processes) and time.time() < deadline:
             time.sleep(0.05)
         for process in processes:
             process.stop(grace=0.0)
-        lines = [
-            line.removeprefix("CH-RESULT ")
-            for line in (root / "receive.log").read_text().splitlines()
-            if line.startswith("CH-RESULT ")
-        ]
-    if not lines:
-        return ChannelFigure(kind, slot_ms, bits, bits // 2)  # nothing received: a coin
-    received = _decode(json.loads(lines[-1]))
-    errors = sum(a != b for a, b in zip(sent, received, strict=True))
-    return ChannelFigure(kind, slot_ms, bits, errors)
+        results = _lines(root / "receive.log", "CH-RESULT ")
+        calls: dict[str, str] = {}
+        for role in ("send", "receive"):
+            for found in _lines(root / f"{role}.log", "CH-CALLS "):
+                calls |= {str(k): str(v) for k, v in found.items()}
+    seen = results[-1] if results else {}
+    figures = []
+    for kind in kinds:
+        values = seen.get(kind)
+        if not isinstance(values, list) or len(values) != bits:
+            # Nothing received: a coin, and no claim that the class is closed.
+            figures.append(ChannelFigure(kind, scope, slot_ms, bits, bits // 2, 2, calls))
+            continue
+        received = _decode([float(v) for v in values])
+        errors = sum(a != b for a, b in zip(sent, received, strict=True))
+        distinct = len(set(values))
+        figures.append(ChannelFigure(kind, scope, slot_ms, bits, errors, distinct, calls))
+    return figures
 
 
 @dataclass(frozen=True)
 class ChannelsReport:
     figures: list[ChannelFigure]
 
+    @property
+    def leaks(self) -> list[ChannelFigure]:
+        return [figure for figure in self.figures if figure.leaks]
+
     def lines(self) -> list[str]:
         out = [figure.line() for figure in self.figures]
+        for scope in SCOPES:
+            said = [f for f in self.figures if f.scope == scope and f.closed]
+            if said:
+                out.append(f"refused ({scope}): {said[0].refused()}")
         best = max(self.figures, key=lambda f: f.capacity)
         if best.capacity > 0:
             seconds = HAND_BITS / best.capacity
             out.append(
-                f"best: {best.kind} at {best.capacity:.1f} bits/s, so a hand "
-                f"({HAND_BITS:.1f} bits) crosses in {seconds:.2f} s"
+                f"best: {best.kind} at {best.capacity:.1f} bits/s: a hand ({HAND_BITS:.1f} bits) "
+                f"crosses in {seconds:.1f} s; {best.capacity * DECISION_S:.1f} bits in a "
+                f"decision's {DECISION_S:g} s"
             )
+        else:
+            out.append("best: nothing crosses")
+        for figure in self.leaks:
+            out.append(f"a closed class carries something: {figure.kind} ({figure.scope})")
         return out
 
 
 def bench_channels(
     slots_ms: list[float], bits: int, seed: int, kinds: list[str] | None = None
 ) -> ChannelsReport:
+    """The closed classes in both scopes, in one pair of seats each; the open ones at
+    every slot length."""
     problem = sandbox_problem()
     if problem is not None:
         raise RuntimeError(f"the channels are measured between sandboxed bots: {problem}")
     rng = random.Random(seed)
-    figures = []
-    for kind in kinds or list(KINDS):
-        for slot in slots_ms:
-            figures.append(measure(kind, slot, bits, rng))
+    chosen = kinds or list(KINDS)
+    closed = [kind for kind in chosen if KINDS[kind][1]]
+    figures: list[ChannelFigure] = []
+    if closed:
+        for scope in SCOPES:
+            figures += measure(closed, CLOSED_SLOT_MS, bits, rng, scope)
+    for kind in chosen:
+        if not KINDS[kind][1]:
+            for slot in slots_ms:
+                figures += measure([kind], slot, bits, rng)
     return ChannelsReport(figures)

@@ -479,13 +479,14 @@ def start_bot(
             elif user is not None:
                 for path in walk_tree(sandbox.bot_dir):  # a build writes into its copy
                     os.lchown(path, user.uid, user.uid)
-            seccomp = filter_fd()
+            seccomp = filter_fd(build=sandbox.writable)  # a build: the wider list
             sandbox = dataclasses.replace(
                 sandbox,
                 bot_dir=copy or sandbox.bot_dir,
                 mount_at=sandbox.mount_at or sandbox.bot_dir,
                 uid=None if user is None else user.uid,
                 seccomp_fd=seccomp,
+                memory_bytes=limits.memory_bytes,  # what its /proc/meminfo tells
             )
             argv = sandboxed(argv, sandbox)
             cwd, home = spec.directory, WORKDIR

@@ -23,6 +23,7 @@ or a bot reading what every bot may read anyway (the system's files).
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -57,30 +58,34 @@ SYSTEM_PATHS = tuple(
 MASKED_FILES = tuple(
     Path(p) for p in ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-")
 )
-# What the sandbox's /proc would tell of the whole machine: its load, CPU, interrupt and
-# memory-event counters (a partner spinning or sleeping would show in them) and the
-# kernel's keys. Shown empty.
-MASKED_PROC = tuple(
-    Path("/proc") / name
-    for name in (
-        "keys",
-        "key-users",
-        "loadavg",
-        "stat",
-        "schedstat",
-        "sched_debug",
-        "timer_list",
-        "interrupts",
-        "softirqs",
-        "vmstat",
-        "diskstats",
-        "zoneinfo",
-        "buddyinfo",
-        "pagetypeinfo",
-        "sysrq-trigger",
-    )
-)
-MASKED_PROC_DIRS = (Path("/proc/pressure"),)
+# /proc by allowlist: a seat sees its own processes (its PID namespace's) and these machine
+# files, each a snapshot taken once by the arena (or made from the seat's own limits), so
+# nothing a seat reads there changes while bots run. Every other top-level entry of the
+# real /proc, listed when the sandbox is built (so one a later kernel adds is hidden too),
+# is masked: /proc/locks (every lock on the machine), uptime (idle time), loadavg, stat,
+# meminfo's live figures, pressure, the kernel's key lists and the rest.
+PROC_SHOWN = {
+    "self": "a process's own files (/proc/self/exe, maps, status, fd): every runtime",
+    "thread-self": "a thread's own files",
+    "mounts": "a link to self/mounts: what is mounted in its own sandbox",
+    "net": "a link to self/net: its own, empty network namespace",
+    "cpuinfo": "a snapshot: the CPU's model and features (Node's os.cpus, the JVM)",
+    "meminfo": "made from the seat's memory limit: Node sizes its heap by MemTotal",
+    "filesystems": "a snapshot: the filesystems the kernel knows (libmount, libselinux)",
+    "sys": "a snapshot of the few settings runtimes read (PROC_SYS_SHOWN); the rest masked",
+}
+# Settings under /proc/sys a runtime reads, set by root only, snapshot when the arena starts.
+PROC_SYS_SHOWN = {
+    "kernel/cap_last_cap": "setpriv (libcap-ng) counts the capabilities it drops",
+    "kernel/ngroups_max": "glibc's sysconf(_SC_NGROUPS_MAX)",
+    "kernel/osrelease": "the kernel's version (as uname)",
+    "kernel/ostype": "the kernel's name (as uname)",
+    "kernel/pid_max": "runtimes size process tables",
+    "kernel/threads-max": "runtimes size thread pools",
+    "vm/overcommit_memory": "glibc's malloc trims its heaps by it",
+    "vm/max_map_count": "runtimes (V8, the JVM) bound their mappings",
+    "net/core/somaxconn": "Go's listen backlog",
+}
 TRUSTED_LINE = (
     "bots run without a sandbox and are trusted code: they can read, signal and connect "
     "to each other and to the arena"
@@ -106,6 +111,7 @@ class Sandbox:
     network: bool = False  # the host's network (builds, when the operator allows it)
     uid: int | None = None  # run as this unprivileged user (the arena runs as root)
     seccomp_fd: int | None = None  # the filter bubblewrap installs (arena.bots.seccomp)
+    memory_bytes: int | None = None  # its memory limit, which its /proc/meminfo tells
 
 
 def _tool(name: str, missing: str) -> str:
@@ -197,6 +203,88 @@ def sandbox_problem() -> str | None:
     return None
 
 
+_KiB = 1024
+
+
+def _meminfo(memory_bytes: int) -> str:
+    """A /proc/meminfo that tells the seat its own limit, all of it free, and nothing of
+    the machine (Node reads MemTotal and MemAvailable; other fields, zero, keep parsers
+    that expect them)."""
+    kib = memory_bytes // _KiB
+    fields = {"MemTotal": kib, "MemFree": kib, "MemAvailable": kib}
+    for name in ("Buffers", "Cached", "SwapCached", "Active", "Inactive", "SwapTotal"):
+        fields[name] = 0
+    for name in ("SwapFree", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem", "Slab"):
+        fields[name] = 0
+    return "".join(f"{name + ':':<16}{value:>8} kB\n" for name, value in fields.items())
+
+
+@functools.cache
+def machine_files(memory_bytes: int | None) -> Path:
+    """The directory of the machine files a seat's /proc shows (``PROC_SHOWN``): snapshots
+    taken now, and a meminfo made from ``memory_bytes`` (None: the machine's total, still
+    all free). Made once per process and limit, removed when the arena exits (or by the
+    reaper, after an arena that died: it is named as a seat's copy is)."""
+    from arena.bots.cgroup import owner_tag
+    from arena.bots.reaper import SEAT_COPY_PREFIX
+
+    root = Path(tempfile.mkdtemp(prefix=f"{SEAT_COPY_PREFIX}{owner_tag()}-proc-"))
+    root.chmod(0o755)
+    atexit.register(shutil.rmtree, root, True)
+    for name in ("cpuinfo", "filesystems"):
+        _snapshot(Path("/proc") / name, root / name)
+    for rel in PROC_SYS_SHOWN:
+        _snapshot(Path("/proc/sys") / rel, root / "sys" / rel)
+    if memory_bytes is None:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        memory_bytes = total if total > 0 else 0
+    (root / "meminfo").write_text(_meminfo(memory_bytes))
+    (root / "meminfo").chmod(0o444)
+    return root
+
+
+def _snapshot(source: Path, target: Path) -> None:
+    """A copy of ``source`` at ``target``, readable by anyone; nothing where it cannot be read."""
+    try:
+        data = source.read_bytes()
+    except OSError:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)  # bound file by file: modes do not matter
+    target.write_bytes(data)
+    target.chmod(0o444)
+
+
+def _proc_allowlist(memory_bytes: int | None) -> list[str]:
+    """bwrap options that leave, of the sandbox's fresh /proc, its own processes and
+    ``PROC_SHOWN`` (snapshots bound over the live files), and mask every other top-level
+    entry found in the real /proc now: a file by /dev/null (opening it fails), a directory
+    by an empty read-only tmpfs."""
+    shown = machine_files(memory_bytes)
+    args: list[str] = []
+    for name in sorted(os.listdir("/proc")):
+        path = Path("/proc") / name
+        if name.isdigit() or (name in PROC_SHOWN and path.is_symlink()):
+            continue  # its own processes (its PID namespace's), and links into them
+        if name == "sys":
+            args += ["--tmpfs", str(path)]
+            made: set[Path] = set()
+            for rel in PROC_SYS_SHOWN:
+                if (shown / "sys" / rel).is_file():
+                    for parent in reversed((path / rel).parents[: len(Path(rel).parents) - 1]):
+                        if parent not in made:  # traversable by the bot's own user
+                            args += ["--perms", "0755", "--dir", str(parent)]
+                            made.add(parent)
+                    args += ["--ro-bind", str(shown / "sys" / rel), str(path / rel)]
+            args += ["--remount-ro", str(path)]
+        elif name in PROC_SHOWN and (shown / name).is_file():
+            args += ["--ro-bind", str(shown / name), str(path)]
+        elif path.is_dir() and not path.is_symlink():
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+    return args
+
+
 def _bind_ro(path: Path) -> list[str]:
     if path.is_symlink():
         # Bound as a symlink: binding it would show the target's contents at this path
@@ -269,13 +357,7 @@ def sandboxed(command: Sequence[str], sandbox: Sandbox) -> list[str]:
     shared = sandbox.uid is not None
     args += ["--dev", "/dev", *_capped_tmpfs(Path("/dev/shm"), size, shared)]
     args += ["--remount-ro", "/dev"]
-    args += ["--proc", "/proc"]
-    for path in MASKED_PROC:
-        if path.exists():  # the sandbox's /proc has the same system-wide files
-            args += ["--ro-bind", "/dev/null", str(path)]
-    for path in MASKED_PROC_DIRS:
-        if path.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    args += ["--proc", "/proc", *_proc_allowlist(sandbox.memory_bytes)]
     args += _capped_tmpfs(Path("/tmp"), size, shared)
     args += _capped_tmpfs(WORKDIR, size, shared)
     made: set[Path] = {Path("/tmp"), WORKDIR}

@@ -251,16 +251,26 @@ def bench_channels_command(
     ] = None,
     bits: Annotated[int, typer.Option(help="Random bits sent per kind and slot length.")] = 200,
     seed: Annotated[int, typer.Option(help="Seed of the random bits.")] = 1,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", help="Only these classes (repeatable). Default: every class."),
+    ] = None,
 ) -> None:
-    """The covert channels two sandboxed bots keep through what the machine shares (its
-    thread count, its memory, its CPU): raw rate, error rate and capacity of each."""
+    """What every class of covert channel carries between two sandboxed seats (partners,
+    and two tables): the classes the sandbox closes must carry nothing (exit status 1 if
+    one does); for the others, raw rate, error rate and capacity."""
     reap_leftovers()
-    from arena.bench.channels import bench_channels
+    from arena.bench.channels import KINDS, bench_channels
 
     if bits < 8:
         fail("--bits must be at least 8")
+    unknown = sorted(set(kind or ()) - set(KINDS))
+    if unknown:
+        fail(f"unknown class {', '.join(unknown)}; the classes: {', '.join(KINDS)}")
     try:
-        report = bench_channels(slot_ms or [100.0, 30.0, 10.0], bits, seed)
+        report = bench_channels(slot_ms or [100.0, 30.0, 10.0], bits, seed, kind)
     except RuntimeError as error:
         fail(str(error))
     print_lines(report.lines())
+    if report.leaks:
+        raise typer.Exit(1)

@@ -1,5 +1,12 @@
 """Partners and later matches cannot share state through the kernel (issue: fair play,
-round two, items 3 and 6), with the default options.
+round two, items 3 and 6; round three, items 1, 2 and 8), with the default options.
+
+Every class the sandbox closes, between a pair of seats started as the arena starts them
+(``arena bench channels``' probe): locks on a file both can read (every fcntl form with
+its command's upper bits set or not, flock, /proc/locks), futexes on a file both map
+(FUTEX_WAIT, futex_waitv), every machine file /proc shows, and sysinfo's process count,
+free memory and load. The receiver must see one value in every slot, whatever the sender
+does: what it would see with no sender at all.
 
 The attacker ``bots/kc_probe`` plays team 0 (seats 0 and 3): seat 0 locks byte ranges of
 its own code file and of a system file both seats can read, adds keys to the user's
@@ -12,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import stat
 from pathlib import Path
 from typing import Any
@@ -19,6 +27,7 @@ from typing import Any
 import pytest
 from test_sandbox_attacks import copied, reports_in
 
+from arena.bench.channels import CLOSED, SCOPES, measure
 from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bots_dir
 from arena.tournament.play import PlayResult, play_one_game
@@ -83,3 +92,20 @@ def test_partners_share_no_lock_keyring_or_page_cache_and_no_match_remembers(
                 assert outcome.startswith("refused"), (path, reports[seat])
     if os.geteuid() == 0:
         assert first[0]["uid"] != first[3]["uid"], first  # each seat a user of its own
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scope", SCOPES)
+def test_no_closed_class_carries_a_bit_between_two_seats(scope: str) -> None:
+    figures = measure(CLOSED, 30.0, 16, random.Random(34), scope)
+    assert [f.kind for f in figures] == CLOSED
+    for figure in figures:
+        assert figure.distinct == 1, figure.line()  # one value: nothing crosses
+        assert figure.capacity == 0.0, figure.line()
+    calls = figures[0].calls  # how the kernel answered each end's tries
+    for form in ("F_SETLK", "F_OFD_SETLK", "F_GETLK", "F_OFD_GETLK"):
+        assert calls[form] == calls[f"{form}|high"] == "ENOLCK", calls
+    assert calls["flock"] == "ENOSYS", calls
+    assert calls["FUTEX_WAIT"] == calls["FUTEX_WAIT|high"] == "EAGAIN", calls  # never sleeps
+    assert calls["futex_waitv"] == calls["futex_wake"] == "ENOSYS", calls
+    assert calls["sysinfo"] == "ENOSYS", calls
