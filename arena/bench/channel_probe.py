@@ -259,7 +259,7 @@ def load(end: float) -> None:
     threads = [threading.Thread(target=time.sleep, args=(remaining,)) for _ in range(THREADS)]
     for thread in threads:
         thread.start()
-    block = b"\x01" * MEMORY  # written, so every page is really held
+    block = b"\x01" * (MEMORY // 4)  # written, so every page is really held
     spin_until(end)
     del block
     for thread in threads:
@@ -324,7 +324,7 @@ def send() -> None:
             wait_until(begin)
             if bit == "1":
                 SENDERS[kind](end - SLOT * 0.05)
-    print("CH-CALLS " + json.dumps(CALLS), flush=True)
+        print("CH-CALLS " + json.dumps(CALLS), flush=True)  # after each kind: it may be late
 
 
 def receive() -> None:

@@ -18,7 +18,15 @@ from typer.testing import CliRunner
 from arena.bots import load_bot
 from arena.bots.process import bot_environment
 from arena.bots.samples import sample_bots_dir
-from arena.bots.sandbox import WORKDIR, Sandbox, contract_dir, sandbox_problem, sandboxed
+from arena.bots.sandbox import (
+    PROC_SHOWN,
+    PROC_SYS_SHOWN,
+    WORKDIR,
+    Sandbox,
+    contract_dir,
+    sandbox_problem,
+    sandboxed,
+)
 from arena.cli import app
 from arena.engine import replay
 from arena.tournament.play import play_one_game
@@ -138,3 +146,33 @@ def test_the_environment_is_an_allowlist(tmp_path: Path, monkeypatch: pytest.Mon
     assert env["PATH"].split(os.pathsep)[0] == os.path.dirname(sys.executable)
     assert set(env) == {"PATH", "LANG", "PYTHONUNBUFFERED", "ARENA_TOKEN", "ARENA_SEAT"}
     assert "JAVA_HOME" not in bot_environment(load_bot(tmp_path), seat, WORKDIR)
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_proc_shows_its_own_processes_and_listed_snapshots_only(tmp_path: Path) -> None:
+    """/proc by allowlist (issue: fair play, round three, item 2): every other top-level
+    entry of the real /proc is masked, /proc/sys holds only the listed settings, and
+    meminfo tells the seat's own limit, not the machine's."""
+    sandbox = Sandbox(bot_dir=tmp_path, socket=None, memory_bytes=512 * 1024 * 1024)
+    script = (
+        "for f in /proc/*; do n=${f#/proc/}; case $n in *[!0-9]*) "
+        "if [ -d $f ]; then [ -n \"$(ls -A $f/ 2>/dev/null)\" ] && echo READ $n; "
+        "else cat $f >/dev/null 2>&1 && echo READ $n; fi;; esac; done; "
+        "cd /proc/sys && find . -type f | sort | sed 's/^/SYS /'; head -1 /proc/meminfo"
+    )
+    done = subprocess.run(
+        sandboxed(["/bin/sh", "-c", script], sandbox),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    lines = done.stdout.splitlines()
+    readable = {line.removeprefix("READ ") for line in lines if line.startswith("READ ")}
+    assert readable <= set(PROC_SHOWN), readable - set(PROC_SHOWN)
+    assert {"self", "cpuinfo", "meminfo"} <= readable, done
+    for masked in ("locks", "uptime", "loadavg", "stat", "vmstat", "keys", "pressure"):
+        assert masked not in readable, done  # where it exists on this kernel, it is masked
+    settings = {line.removeprefix("SYS ./") for line in lines if line.startswith("SYS ")}
+    assert settings <= set(PROC_SYS_SHOWN) and "kernel/cap_last_cap" in settings, settings
+    assert lines[-1].split() == ["MemTotal:", str(512 * 1024), "kB"], done

@@ -35,7 +35,11 @@ def listen() -> None:
         (socket.AF_INET, ("127.0.0.1", PORT), "tcp"),
         (socket.AF_UNIX, ABSTRACT, "abstract"),
     ):
-        server = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            server = socket.socket(family, socket.SOCK_STREAM)  # AF_INET: the filter refuses
+        except OSError as error:
+            found[f"listen_{label}"] = f"refused: {error}"
+            continue
         try:
             if family == socket.AF_INET:
                 server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -53,7 +57,11 @@ def connect() -> None:
         (socket.AF_INET, ("127.0.0.1", PORT), "tcp"),
         (socket.AF_UNIX, ABSTRACT, "abstract"),
     ):
-        client = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            client = socket.socket(family, socket.SOCK_STREAM)
+        except OSError as error:
+            found[f"connect_{label}"] = f"refused: {error}"
+            continue
         client.settimeout(0.5)
         try:
             client.connect(address)
