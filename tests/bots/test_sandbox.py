@@ -156,7 +156,7 @@ def test_proc_shows_its_own_processes_and_listed_snapshots_only(tmp_path: Path) 
     sandbox = Sandbox(bot_dir=tmp_path, socket=None, memory_bytes=512 * 1024 * 1024)
     script = (
         "for f in /proc/*; do n=${f#/proc/}; case $n in *[!0-9]*) "
-        "if [ -d $f ]; then [ -n \"$(ls -A $f/ 2>/dev/null)\" ] && echo READ $n; "
+        'if [ -d $f ]; then [ -n "$(ls -A $f/ 2>/dev/null)" ] && echo READ $n; '
         "else cat $f >/dev/null 2>&1 && echo READ $n; fi;; esac; done; "
         "cd /proc/sys && find . -type f | sort | sed 's/^/SYS /'; head -1 /proc/meminfo"
     )
