@@ -477,7 +477,9 @@ class Writer:
             if known == (rel, "dir") and kind == "dir":
                 return False
             if known[0] != rel:
-                raise TreeError(f"two names that differ only in case: {known[0]!r} and {rel!r}")
+                raise TreeError(
+                    f"two names that differ only in case or Unicode form: {known[0]!r} and {rel!r}"
+                )
             if kind == "dir":
                 raise TreeError(f"a name inside {rel!r}, which is a {known[1]}")
             raise TreeError(f"a name written twice: {rel!r}")
