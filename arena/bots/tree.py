@@ -175,8 +175,14 @@ def _encode(text: str) -> bytes:
 def _resolve_inside(rel: str, target: str, kinds: dict[str, Kind], targets: dict[str, str]) -> None:
     where = rel.split("/")[:-1]  # the link's directory: where its text is read from
     pending = deque(target.split("/"))
+    via = rel  # the link whose text is being followed
+
+    def leaves() -> TreeError:
+        through = f" (through {via!r})" if via != rel else ""
+        return TreeError(f"link out of the tree: {rel!r} -> {target!r}{through}")
+
     if target.startswith("/"):
-        raise TreeError(f"link out of the tree: {rel!r} -> {target!r}")
+        raise leaves()
     hops = 0
     missing = False  # past a name that does not exist: the kernel stops, the text goes on
     while pending:
@@ -185,7 +191,7 @@ def _resolve_inside(rel: str, target: str, kinds: dict[str, Kind], targets: dict
             continue
         if part == "..":
             if not where:
-                raise TreeError(f"link out of the tree: {rel!r} -> {target!r}")
+                raise leaves()
             where.pop()
             continue
         here = "/".join([*where, part])
@@ -196,9 +202,10 @@ def _resolve_inside(rel: str, target: str, kinds: dict[str, Kind], targets: dict
                 raise TreeError(
                     f"a chain of more than {MAX_LINK_HOPS} links (or a loop): {rel!r} -> {target!r}"
                 )
+            via = here
             text = targets[here]
             if text.startswith("/"):
-                raise TreeError(f"link out of the tree: {rel!r} -> {target!r} (through {here!r})")
+                raise leaves()
             pending.extendleft(reversed(text.split("/")))
             continue
         if kind is None or (kind == "file" and pending):
