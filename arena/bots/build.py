@@ -324,39 +324,33 @@ def run_build(spec: BotSpec, log_path: Path, options: BotOptions) -> None:
     except (TreeError, OSError) as error:
         shutil.rmtree(staging, ignore_errors=True)
         _log(log_path, f"[arena] refused what the build left: {error}")
-        tail = read_log_tail(log_path)
-        raise BotBuildError(
-            f"build of bot {spec.name!r} left what the arena refuses in its copy: {error} "
-            f"(log: {log_path}):\n{tail}",
-            returncode=None,
-            log_tail=tail,
-        ) from None
+        raise _failed(spec, log_path, f"left what the arena refuses in its copy: {error}") from None
     if returncode == 0 and staging.exists():
         _replace(directory, staging)
     shutil.rmtree(staging, ignore_errors=True)
     if returncode is None:
         _log(log_path, f"[arena] build timed out after {options.build_timeout_s:g} s")
-        tail = read_log_tail(log_path)
-        raise BotBuildError(
-            f"build of bot {spec.name!r} timed out after {options.build_timeout_s:g} s "
-            f"(log: {log_path}):\n{tail}",
-            returncode=None,
-            log_tail=tail,
-        )
+        raise _failed(spec, log_path, f"timed out after {options.build_timeout_s:g} s")
     if returncode != 0:
-        tail = read_log_tail(log_path)
         said = [
             line.removeprefix("[arena] ")
-            for line in tail.splitlines()
+            for line in read_log_tail(log_path).splitlines()
             if line.startswith("[arena] ") and not line.startswith("[arena] build ")
         ]
         why = f": {said[-1]}" if said else ""
-        raise BotBuildError(
-            f"build of bot {spec.name!r} failed with exit status {returncode}{why} "
-            f"(log: {log_path}):\n{tail}",
-            returncode=returncode,
-            log_tail=tail,
-        )
+        raise _failed(spec, log_path, f"failed with exit status {returncode}{why}", returncode)
+
+
+def _failed(
+    spec: BotSpec, log_path: Path, what: str, returncode: int | None = None
+) -> BotBuildError:
+    """The error of a build that ``what`` (its first line), with its log's tail."""
+    tail = read_log_tail(log_path)
+    return BotBuildError(
+        f"build of bot {spec.name!r} {what} (log: {log_path}):\n{tail}",
+        returncode=returncode,
+        log_tail=tail,
+    )
 
 
 def _log(log_path: Path, line: str) -> None:
@@ -376,17 +370,32 @@ def _build_in_place(spec: BotSpec, options: BotOptions, log_path: Path, header: 
     """An unsandboxed build (trusted code) in its copy: its exit status, None if it ran
     out of time."""
     assert spec.build is not None
-    process = start_bot(
+    process = _start(spec, spec.build, options, log_path, header)
+    return _wait(process, time.monotonic() + options.build_timeout_s)
+
+
+def _start(
+    spec: BotSpec,
+    command: Sequence[str],
+    options: BotOptions,
+    log_path: Path,
+    log_header: str,
+    sandbox: Sandbox | None = None,
+) -> BotProcess:
+    """A build's process (or a confined one's: ``run_confined``) as a bot of ``spec``, with
+    no seat: sandboxed, its stdin and stdout are pipes to the arena."""
+    return start_bot(
         spec,
         env={},
-        workdir=spec.directory,
+        workdir=spec.directory if sandbox is None else log_path.parent,
         log_path=log_path,
         limits=options.limits,
+        sandbox=sandbox,
         pass_env=options.pass_env,
-        command=spec.build,
-        log_header=header,
+        command=command,
+        log_header=log_header,
+        stdio=sandbox is not None,
     )
-    return _wait(process, time.monotonic() + options.build_timeout_s)
 
 
 def _wait(process: BotProcess, deadline: float) -> int | None:
@@ -417,25 +426,15 @@ def run_confined(
     ``caps`` (absolute links only with ``links_out``). Returns its exit status (None: it
     ran out of ``timeout_s``, by default the build's); ``TreeError`` for what it printed
     that the arena refuses, ``BotStartError`` if it cannot start."""
-    process = start_bot(
-        spec,
-        env={},
-        workdir=log_path.parent,
-        log_path=log_path,
-        limits=options.limits,
-        sandbox=Sandbox(
-            bot_dir=spec.directory,
-            socket=None,
-            runtime=runtime_paths(),
-            workdir_bytes=options.workdir_bytes,
-            network=options.build_network,
-            bot_tmpfs_bytes=caps.bytes,
-        ),
-        pass_env=options.pass_env,
-        command=command,
-        log_header=log_header,
-        stdio=True,
+    sandbox = Sandbox(
+        bot_dir=spec.directory,
+        socket=None,
+        runtime=runtime_paths(),
+        workdir_bytes=options.workdir_bytes,
+        network=options.build_network,
+        bot_tmpfs_bytes=caps.bytes,
     )
+    process = _start(spec, command, options, log_path, log_header, sandbox)
     assert process.protocol_pipes is not None
     process.protocol_taken = True
     stdin, stdout = process.protocol_pipes
