@@ -289,7 +289,15 @@ def run_build(spec: BotSpec, log_path: Path, options: BotOptions) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     try:
         if options.sandbox and sandbox_problem() is None:
-            source = scan(directory, caps)
+            try:
+                source = scan(directory, caps)
+            except TreeError as error:
+                raise BotBuildError(
+                    f"build of bot {spec.name!r} cannot start: its own files do not fit its "
+                    f"copy: {error}",
+                    returncode=None,
+                    log_tail="",
+                ) from None
             command = [
                 sys.executable,
                 "-I",
