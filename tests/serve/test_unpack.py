@@ -130,11 +130,9 @@ def test_the_chain_is_the_real_attack_on_tarfiles_own_filter(tmp_path: Path) -> 
 
 
 def test_after_every_refusal_a_good_bot_still_unpacks(tmp_path: Path) -> None:
-    for index, (name, fmt) in enumerate(hostile_links.cases()[:3]):
-        (tmp_path / str(index)).mkdir()
-        data, target, _ = hostile_case(tmp_path / str(index), name, fmt)
-        with pytest.raises(UnpackError):
-            unpack(data, target)
+    data, target, _ = hostile_case(tmp_path, "cve-2025-4517", "tar")
+    with pytest.raises(UnpackError):
+        unpack(data, target)
     members = [("bot.toml", "file", MANIFEST), ("bot.py", "file", b"print()\n")]
     unpacked = unpack(build(members, "tar.gz"), tmp_path / "good")
     assert (unpacked.path / "bot.py").read_bytes() == b"print()\n"
