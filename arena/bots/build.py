@@ -439,6 +439,7 @@ def run_confined(
         socket=None,
         runtime=runtime_paths(),
         workdir_bytes=options.workdir_bytes,
+        writable=True,  # it writes its copy: a build's sandbox (and seccomp list)
         network=options.build_network,
         bot_tmpfs_bytes=caps.bytes,
     )

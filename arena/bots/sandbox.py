@@ -104,8 +104,9 @@ class Sandbox:
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES  # cap of WORKDIR, /tmp and /dev/shm each
     mount_at: Path | None = None  # where ``bot_dir`` appears inside (default: its own path)
     writable: bool = False  # a build writes its outputs into its copy of the bot
-    # Instead of binding ``bot_dir``: an empty writable tmpfs of this size at ``mount_at``
-    # (a build's copy on a capped filesystem; its files arrive and leave as streams).
+    # With ``writable``, instead of binding ``bot_dir``: an empty tmpfs of this size at
+    # ``mount_at`` (a build's copy on a capped filesystem; its files arrive and leave as
+    # streams, arena.bots.build.run_confined).
     bot_tmpfs_bytes: int | None = None
     network: bool = False  # the host's network (builds, when the operator allows it)
     uid: int | None = None  # run as this unprivileged user (the arena runs as root)
