@@ -15,6 +15,14 @@ from .conftest import ContestServer
 # Where the server unpacks an upload: tempfile.mkdtemp's names, one level inside the other
 # (arena.serve.app), so the archives climb as many levels as they would there.
 LIKE_TARGET = Path(tempfile.gettempdir()) / "arena-uploads-abcdefgh" / "tmpabcdefgh" / "bot"
+SENT = (
+    "cve-2025-4517",
+    "proc-pagemap",
+    "link-then-write-through-it",
+    "hardlink-victim",
+    "deep-1000",
+    "case-twins",
+)
 
 
 @pytest.mark.slow
@@ -26,8 +34,10 @@ def test_the_server_refuses_each_attack_and_nothing_outside_changes(
     victim.parent.mkdir()
     victim.write_text("the victim's own")
     headers = {"Authorization": f"Bearer {contest.add_contestant('mallory')}"}
-    for name, fmt in hostile_links.cases(every_format=False):
-        builder, _, words = hostile_links.ARCHIVES[name]
+    # The worst of them through the server (every one is unpacked in test_unpack.py).
+    for name in SENT:
+        builder, formats, words = hostile_links.ARCHIVES[name]
+        fmt = formats[0]
         data = hostile_links.build(builder(LIKE_TARGET, victim), fmt)
         answer = contest.post("/api/upload", content=data, headers=headers)
         assert answer.status_code == 422, (name, answer.text)
