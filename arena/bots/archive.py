@@ -11,8 +11,8 @@ match of that version on the machine starts at once from the cache.
 
 from __future__ import annotations
 
+import gzip
 import io
-import os
 import re
 import tarfile
 from dataclasses import dataclass
@@ -24,8 +24,8 @@ from arena.bots.manifest import (
     BotSpec,
     check_name,
     compute_version,
-    versioned_files,
 )
+from arena.bots.tree import MAX_TREE, TreeError, Writer, extract_tar, pack, scan
 
 __all__ = ["ArchiveError", "BotArchive", "install", "pack_bot"]
 
@@ -53,52 +53,38 @@ def pack_bot(spec: BotSpec) -> BotArchive:
     """The files that make ``spec``'s version, as one archive (the same bytes each time).
 
     Raises ``ArchiveError`` if they no longer hash to it (the bot changed on disk since it
-    was loaded): what is shipped is always what its label says.
+    was loaded): what is shipped is always what its label says. Links travel as links,
+    never the bytes they point to (a link out of the bot is refused on unpacking).
     """
     buffer = io.BytesIO()
     executable: str | None = None
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        if not spec.executable and _holds_version(spec.directory, spec):
-            for rel, full in versioned_files(spec.directory):
-                _add(tar, rel, full)
-        elif spec.executable and _holds_version(spec.path, spec):
-            executable = spec.path.name
-            _add(tar, executable, spec.path, follow=True)
-        else:
-            raise ArchiveError(
-                f"bot {spec.name}: its files no longer hash to its version {spec.version} "
-                "(it changed on disk since it was loaded)"
-            )
-    return BotArchive(spec.name, spec.version, buffer.getvalue(), executable)
-
-
-def _holds_version(path: Path, spec: BotSpec) -> bool:
-    """Whether ``path`` is the bot: its manifest's directory, or its one executable file."""
-    if path.is_dir() and not (path / MANIFEST_NAME).is_file():
-        return False
     try:
-        return (path.is_dir() or path.is_file()) and compute_version(path) == spec.version
-    except OSError:
-        return False
+        if spec.executable and spec.path.is_file() and compute_version(spec.path) == spec.version:
+            executable = spec.path.name
+            content = spec.path.read_bytes()
+            with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+                info = tarfile.TarInfo(executable)
+                info.size, info.mode, info.mtime = len(content), 0o755, 0
+                tar.addfile(info, io.BytesIO(content))
+        elif not spec.executable and (spec.directory / MANIFEST_NAME).is_file():
+            tree = scan(spec.directory)
+            if tree.version != spec.version:
+                raise ArchiveError(_changed(spec))
+            pack(spec.directory, tree, buffer)
+        else:
+            raise ArchiveError(_changed(spec))
+    except (OSError, TreeError) as error:
+        raise ArchiveError(f"bot {spec.name}: cannot pack it: {error}") from None
+    # No time in the gzip header either: equal content, equal bytes.
+    data = gzip.compress(buffer.getvalue(), compresslevel=6, mtime=0)
+    return BotArchive(spec.name, spec.version, data, executable)
 
 
-def _add(tar: tarfile.TarFile, name: str, path: Path, follow: bool = False) -> None:
-    """One member with no owner or time in it, so that equal content packs to equal bytes."""
-    info = tarfile.TarInfo(name)
-    info.mtime = 0
-    if path.is_symlink() and not follow:
-        # Kept a link, never the target's bytes: a link out of the bot's directory must not
-        # ship a file of the packing machine (it is refused on unpacking instead).
-        info.type = tarfile.SYMTYPE
-        info.linkname = os.readlink(path)
-        info.mode = 0o777
-        tar.addfile(info)
-        return
-    with path.open("rb") as source:
-        content = source.read()
-    info.size = len(content)
-    info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
-    tar.addfile(info, io.BytesIO(content))
+def _changed(spec: BotSpec) -> str:
+    return (
+        f"bot {spec.name}: its files no longer hash to its version {spec.version} "
+        "(it changed on disk since it was loaded)"
+    )
 
 
 def install(cache: BotCache, archive: BotArchive, options: BotOptions) -> BotSpec:
@@ -124,18 +110,19 @@ def install(cache: BotCache, archive: BotArchive, options: BotOptions) -> BotSpe
 
 
 def _unpack(archive: BotArchive, target: Path) -> None:
-    """Into ``target`` (a directory bot's files, or its one executable)."""
+    """Into ``target`` (a directory bot's files, or its one executable), as an upload is
+    (``arena.bots.tree``): never through a link, no link out of the bot, within caps."""
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive.data), mode="r:gz") as tar:
-            if archive.executable is not None:
-                names = tar.getnames()
-                if names != [archive.executable]:
-                    raise ArchiveError(f"bot {archive.name}: a one-file archive holds {names!r}")
-                tar.extractall(target.parent, filter="data")
-                target.chmod(0o755)
-            else:
-                # The data filter refuses absolute names, '..', devices and links that lead
-                # out of the directory.
-                tar.extractall(target, filter="data")
-    except (tarfile.TarError, OSError) as error:
+        if archive.executable is not None:
+            with Writer(target.parent, MAX_TREE, fresh=False) as writer:
+                extract_tar(io.BytesIO(archive.data), writer, gz=True)
+            names = [item.rel for item in scan(target.parent).items]
+            if names != [archive.executable] or not target.is_file():
+                raise ArchiveError(f"bot {archive.name}: a one-file archive holds {names!r}")
+            target.chmod(0o755)
+        else:
+            with Writer(target, MAX_TREE) as writer:
+                extract_tar(io.BytesIO(archive.data), writer, gz=True)
+            scan(target, strict=True).check_links()
+    except (TreeError, OSError) as error:
         raise ArchiveError(f"bot {archive.name}: cannot unpack its archive: {error}") from None

@@ -3,14 +3,22 @@
 A bot's source directory is never written. ``BotCache.prepare`` copies the files its
 version hashes into ``ROOT/VERSION/bot`` (``BotCache.install`` unpacks a shipped archive
 there instead, on a cluster worker), checks that they still hash to that version, and runs
-the manifest's ``build`` command in that copy — confined like a seat (``arena.bots.process``):
-bubblewrap with only the system, what bots run on and its own copy (writable) in view, no
-network unless the operator allows it (``--build-network``, never the manifest), the
-allowlisted environment, its own cgroup (memory, processes, CPU quota), a user of its own
-when the arena is root, the seccomp filter, a wall-time limit, a capped log, and every
-process it started killed when it ends. What it leaves there is what the bot's seats run,
-each from a private copy, from then on; the version, a hash of the sources, never moves
-with a build.
+the manifest's ``build`` command on them — confined like a seat (``arena.bots.process``):
+bubblewrap with only the system, what bots run on and its own copy in view, no network
+unless the operator allows it (``--build-network``, never the manifest), the allowlisted
+environment, its own cgroup (memory, processes, CPU quota), a user of its own when the
+arena is root, the seccomp filter, a wall-time limit, a capped log, and every process it
+started killed when it ends.
+
+Its copy is a tmpfs of ``Limits.disk_bytes`` (``--build-disk-mb``) at the path where the
+seats will see it: the files come in as a tar on its stdin, and what the build leaves
+goes out as a tar on its stdout (``arena.bots.buildbox``), which the arena writes into the
+cache as it writes an upload (``arena.bots.tree``: never through a link, within the same
+cap, a sparse file at its full size) in place of the source's copy. Nothing the build
+does reaches the host's disk any other way. That is what the bot's seats run, each from
+a private copy, from then on; the version, a hash of the sources, never moves with a
+build, and the **build digest**, the same hash of what was built (``BotSpec
+.build_digest``), is recorded with every game and checked against each seat's copy.
 
 Several processes may share one cache: a version is prepared under a file lock, once.
 """
@@ -24,12 +32,14 @@ import os
 import re
 import shlex
 import shutil
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from arena.bots.manifest import (
     BotBuildError,
@@ -38,10 +48,20 @@ from arena.bots.manifest import (
     check_name,
     load_bot,
     read_log_tail,
-    versioned_files,
 )
-from arena.bots.process import BotStartError, Limits, start_bot, walk_tree
+from arena.bots.process import DISK_OPTION, BotProcess, BotStartError, Limits, start_bot
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES, Sandbox, runtime_paths
+from arena.bots.tree import (
+    MAX_TREE,
+    VERSION_LEN,
+    Caps,
+    TreeError,
+    Writer,
+    copy_file,
+    extract_tar,
+    pack,
+    scan,
+)
 
 __all__ = [
     "BUILD_LOG",
@@ -52,7 +72,7 @@ __all__ = [
     "copy_bot_files",
     "default_cache_root",
     "run_build",
-    "take_back",
+    "run_confined",
     "user_cache_path",
 ]
 
@@ -134,10 +154,7 @@ class BotCache:
 
     def is_ready(self, spec: BotSpec) -> bool:
         """Whether ``spec``'s version is already copied and built here."""
-        try:
-            return (self.root / spec.version / READY).read_text() == "built"
-        except OSError:
-            return False
+        return _read_ready(self.root / spec.version)[0] == "built"
 
     def ready(self, source: BotSource, options: BotOptions) -> BotSpec:
         """The bot ``source`` names, ready: from the cache, or its ``fill`` writes its files,
@@ -171,13 +188,16 @@ class BotCache:
         name, version = source.name, source.version
         home = self.root / version
         bot_path = home / (source.executable or BOT_DIR)
-        ready = home / READY
-        if ready.exists():
+        stage, digest = _read_ready(home)
+        spec: BotSpec | None = None
+        if stage is not None:
             spec = _loaded(bot_path, version)
-            if ready.read_text() == "built" or not options.build:
+            if spec.build_digest != digest:
+                spec = None  # its files changed since they were prepared: made again
+            elif stage == "built" or not options.build:
                 return spec
-        else:
-            # Whatever an interrupted preparation left is redone from the source.
+        if spec is None:
+            # Whatever an interrupted or changed preparation left is redone from the source.
             shutil.rmtree(home, ignore_errors=True)
             self._fill(source, home)
             spec = _loaded(bot_path, None)
@@ -187,12 +207,13 @@ class BotCache:
                     f"bot {name}: its files hash to {spec.version}, not to its version "
                     f"{version} (they changed on disk since it was loaded)"
                 )
-            ready.write_text("copied")
+            _write_ready(home, "copied", version)
         if options.build and spec.build is not None:
             # Built where it stays: builds (CMake's among them) record absolute paths.
             run_build(dataclasses.replace(spec, name=name), home / BUILD_LOG, options)
-            ready.write_text("built")
             spec = _loaded(bot_path, version)  # the command may name a built file
+            assert spec.build_digest is not None
+            _write_ready(home, "built", spec.build_digest)
         return spec
 
     def _fill(self, source: BotSource, home: Path) -> None:
@@ -203,115 +224,258 @@ class BotCache:
             source.fill(staging / (source.executable or BOT_DIR))
             staging.chmod(0o755)
             staging.rename(home)
-        except OSError as error:
+        except (OSError, TreeError) as error:
             raise PrepareError(f"bot {source.name}: cannot copy its files: {error}") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def copy_bot_files(source: Path, target: Path) -> None:
-    """A bot's files into ``target`` (new): exactly those its version hashes, links kept
-    links; or its one executable."""
+def _read_ready(home: Path) -> tuple[str | None, str | None]:
+    """(stage, digest) of a version's directory: ("copied" or "built", the digest of the
+    files there); (None, None) where nothing (or an older arena's mark) is ready."""
+    try:
+        stage, _, digest = (home / READY).read_text().strip().partition(" ")
+    except OSError:
+        return None, None
+    if stage in ("copied", "built") and _VERSION_RE.fullmatch(digest):
+        return stage, digest
+    return None, None
+
+
+def _write_ready(home: Path, stage: str, digest: str) -> None:
+    (home / READY).write_text(f"{stage} {digest}\n")
+
+
+def copy_bot_files(source: Path, target: Path, caps: Caps = MAX_TREE) -> str:
+    """A bot's files into ``target`` (new): exactly those its version hashes, read and
+    written as ``arena.bots.tree`` does (never through a link, links kept links, within
+    ``caps``); or its one executable. Returns the version of what was copied."""
     if not source.is_dir():
-        shutil.copy2(source, target)
-        target.chmod(0o755)
-        return
-    target.mkdir()
-    for rel, full in versioned_files(source):
-        destination = target / rel
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        if full.is_symlink():
-            destination.symlink_to(os.readlink(full))
-        else:
-            shutil.copy2(full, destination, follow_symlinks=False)
+        return copy_file(source, target, caps.bytes).digest.hex()[:VERSION_LEN]
+    with Writer(target, caps, links_out=True) as writer:
+        return scan(source, caps, into=writer).version
 
 
 def _loaded(bot_path: Path, version: str | None) -> BotSpec:
-    """The cached bot as a spec. Its content was checked against ``version`` when it was
-    copied (None: this is that check); a build has since added the files it made."""
+    """The cached bot as a spec, its build digest the hash of the files there now. Its
+    content was checked against ``version`` when it was copied (None: this is that
+    check); a build has since added the files it made."""
     try:
         spec = load_bot(bot_path)
     except BotSpecError as error:
         raise PrepareError(f"a prepared bot is unusable: {error}") from None
-    return spec if version is None else dataclasses.replace(spec, version=version)
+    built = dataclasses.replace(spec, build_digest=spec.version)
+    return built if version is None else dataclasses.replace(built, version=version)
 
 
 def run_build(spec: BotSpec, log_path: Path, options: BotOptions) -> None:
-    """Run ``spec.build`` in ``spec.directory`` (its per-version copy) as a confined bot.
+    """Run ``spec.build`` on ``spec.directory`` (its per-version copy) as a confined bot;
+    what it leaves replaces the copy.
 
+    Sandboxed, the build works on a tmpfs of ``options.limits.disk_bytes`` and what it
+    built comes out through ``arena.bots.tree`` (the module's docstring); without the
+    sandbox (trusted code) it works in the copy itself, which is then held to the same cap.
     Raises :class:`BotBuildError` with the exit status and the log's tail when the build
-    cannot start, fails or runs out of time; whatever it started is killed either way.
+    cannot start, fails, runs out of time or leaves what the arena refuses (over the cap);
+    whatever it started is killed either way.
     """
     assert spec.build is not None
     from arena.bots.sandbox import sandbox_problem
 
-    sandboxed = options.sandbox and sandbox_problem() is None
     directory = spec.directory
+    caps = Caps(bytes=options.limits.disk_bytes, option=DISK_OPTION)
     header = f"[arena] build {spec.name}: {shlex.join(spec.build)}\n"
+    staging = directory.parent / f".built-{os.getpid()}-{threading.get_ident()}"
+    shutil.rmtree(staging, ignore_errors=True)
     try:
-        try:
-            process = start_bot(
+        if options.sandbox and sandbox_problem() is None:
+            try:
+                source = scan(directory, caps)
+            except TreeError as error:
+                raise BotBuildError(
+                    f"build of bot {spec.name!r} cannot start: its own files do not fit its "
+                    f"copy: {error}",
+                    returncode=None,
+                    log_tail="",
+                ) from None
+            command = [
+                sys.executable,
+                "-I",
+                "-m",
+                "arena.bots.buildbox",
+                str(directory),
+                str(caps.bytes),
+                str(caps.entries),
+                "--",
+                *spec.build,
+            ]
+            returncode = run_confined(
                 spec,
-                env={},
-                workdir=directory,
+                command,
+                feed=lambda stdin: pack(directory, source, stdin),
+                into=staging,
+                caps=caps,
+                options=options,
                 log_path=log_path,
-                limits=options.limits,
-                sandbox=(
-                    Sandbox(
-                        bot_dir=directory,
-                        socket=None,
-                        runtime=runtime_paths(),
-                        workdir_bytes=options.workdir_bytes,
-                        writable=True,
-                        network=options.build_network,
-                    )
-                    if sandboxed
-                    else None
-                ),
-                pass_env=options.pass_env,
-                command=spec.build,
                 log_header=header,
             )
-        except BotStartError as error:
-            raise BotBuildError(
-                f"build of bot {spec.name!r} could not start: {error}",
-                returncode=None,
-                log_tail=str(error),
-            ) from error
-        deadline = time.monotonic() + options.build_timeout_s
-        while (returncode := process.poll()) is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        # Whatever the build left running (background jobs, daemons) ends with it.
-        process.stop(grace=0.0)
-    finally:
-        if sandboxed and os.geteuid() == 0:
-            take_back(directory)
-    if returncode is None:
-        with contextlib.suppress(OSError), log_path.open("a") as log:
-            log.write(f"[arena] build timed out after {options.build_timeout_s:g} s\n")
-        tail = read_log_tail(log_path)
+        else:
+            returncode = _build_in_place(spec, options, log_path, header)
+            if returncode == 0:
+                scan(directory, caps)  # held to the cap the sandbox's filesystem would be
+    except BotStartError as error:
         raise BotBuildError(
-            f"build of bot {spec.name!r} timed out after {options.build_timeout_s:g} s "
-            f"(log: {log_path}):\n{tail}",
+            f"build of bot {spec.name!r} could not start: {error}",
             returncode=None,
-            log_tail=tail,
-        )
+            log_tail=str(error),
+        ) from error
+    except (TreeError, OSError) as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        _log(log_path, f"[arena] refused what the build left: {error}")
+        raise _failed(spec, log_path, f"left what the arena refuses in its copy: {error}") from None
+    if returncode == 0 and staging.exists():
+        _replace(directory, staging)
+    shutil.rmtree(staging, ignore_errors=True)
+    if returncode is None:
+        _log(log_path, f"[arena] build timed out after {options.build_timeout_s:g} s")
+        raise _failed(spec, log_path, f"timed out after {options.build_timeout_s:g} s")
     if returncode != 0:
-        tail = read_log_tail(log_path)
-        raise BotBuildError(
-            f"build of bot {spec.name!r} failed with exit status {returncode} "
-            f"(log: {log_path}):\n{tail}",
-            returncode=returncode,
-            log_tail=tail,
-        )
+        said = [
+            line.removeprefix("[arena] ")
+            for line in read_log_tail(log_path).splitlines()
+            if line.startswith("[arena] ") and not line.startswith("[arena] build ")
+        ]
+        why = f": {said[-1]}" if said else ""
+        raise _failed(spec, log_path, f"failed with exit status {returncode}{why}", returncode)
 
 
-def take_back(directory: Path) -> None:
-    """After a build that ran as a user of its own: the copy belongs to the arena's user
-    again, readable by all, writable by none but the owner, with no set-user-id bit, so
-    that no bot's user owns or can change a file that a seat will run."""
-    for path in walk_tree(directory):
-        os.lchown(path, os.geteuid(), os.getegid())
-        if not path.is_symlink():
-            mode = path.lstat().st_mode & 0o755 | 0o444
-            path.chmod(mode | 0o111 if path.is_dir() else mode)
+def _failed(
+    spec: BotSpec, log_path: Path, what: str, returncode: int | None = None
+) -> BotBuildError:
+    """The error of a build that ``what`` (its first line), with its log's tail."""
+    tail = read_log_tail(log_path)
+    return BotBuildError(
+        f"build of bot {spec.name!r} {what} (log: {log_path}):\n{tail}",
+        returncode=returncode,
+        log_tail=tail,
+    )
+
+
+def _log(log_path: Path, line: str) -> None:
+    with contextlib.suppress(OSError), log_path.open("a") as log:
+        log.write(line + "\n")
+
+
+def _replace(directory: Path, built: Path) -> None:
+    """``built`` in the place of ``directory`` (its source's copy), the old one removed."""
+    old = directory.with_name(f".source-{built.name}")
+    directory.rename(old)
+    built.rename(directory)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _build_in_place(spec: BotSpec, options: BotOptions, log_path: Path, header: str) -> int | None:
+    """An unsandboxed build (trusted code) in its copy: its exit status, None if it ran
+    out of time."""
+    assert spec.build is not None
+    process = _start(spec, spec.build, options, log_path, header)
+    return _wait(process, time.monotonic() + options.build_timeout_s)
+
+
+def _start(
+    spec: BotSpec,
+    command: Sequence[str],
+    options: BotOptions,
+    log_path: Path,
+    log_header: str,
+    sandbox: Sandbox | None = None,
+) -> BotProcess:
+    """A build's process (or a confined one's: ``run_confined``) as a bot of ``spec``, with
+    no seat: sandboxed, its stdin and stdout are pipes to the arena."""
+    return start_bot(
+        spec,
+        env={},
+        workdir=spec.directory if sandbox is None else log_path.parent,
+        log_path=log_path,
+        limits=options.limits,
+        sandbox=sandbox,
+        pass_env=options.pass_env,
+        command=command,
+        log_header=log_header,
+        stdio=sandbox is not None,
+    )
+
+
+def _wait(process: BotProcess, deadline: float) -> int | None:
+    """The process's exit status, None at ``deadline``; whatever it left running (background
+    jobs, daemons) ends with it either way."""
+    while (returncode := process.poll()) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.stop(grace=0.0)
+    return returncode
+
+
+def run_confined(
+    spec: BotSpec,
+    command: Sequence[str],
+    *,
+    feed: Callable[[IO[bytes]], None],
+    into: Path,
+    caps: Caps,
+    options: BotOptions,
+    log_path: Path,
+    log_header: str = "",
+    links_out: bool = True,
+    timeout_s: float | None = None,
+) -> int | None:
+    """Run ``command`` as ``spec``'s sandboxed process on a tmpfs of ``caps.bytes`` at
+    ``spec.directory`` (nothing of the host's disk writable), ``feed`` writing its stdin,
+    and write the tar it prints on stdout into ``into`` (new) through a ``Writer`` within
+    ``caps`` (absolute links only with ``links_out``). Returns its exit status (None: it
+    ran out of ``timeout_s``, by default the build's); ``TreeError`` for what it printed
+    that the arena refuses, ``BotStartError`` if it cannot start."""
+    sandbox = Sandbox(
+        bot_dir=spec.directory,
+        socket=None,
+        runtime=runtime_paths(),
+        workdir_bytes=options.workdir_bytes,
+        writable=True,  # it writes its copy: a build's sandbox (and seccomp list)
+        network=options.build_network,
+        bot_tmpfs_bytes=caps.bytes,
+    )
+    process = _start(spec, command, options, log_path, log_header, sandbox)
+    assert process.protocol_pipes is not None
+    process.protocol_taken = True
+    stdin, stdout = process.protocol_pipes
+    failed: list[BaseException] = []
+
+    def give() -> None:
+        # It stopped reading: its own trouble, which its exit status and log tell.
+        with contextlib.suppress(OSError, ValueError), stdin:
+            feed(stdin)
+
+    def take() -> None:
+        try:
+            with Writer(into, caps, links_out=links_out) as writer:
+                extract_tar(stdout, writer)
+            while stdout.read(64 * 1024):  # what follows the archive is not kept
+                pass
+        except (TreeError, OSError) as error:
+            failed.append(error)
+            process.stop(grace=0.0)  # it would block on a pipe nobody reads
+        finally:
+            stdout.close()
+
+    threads = [
+        threading.Thread(target=give, daemon=True),
+        threading.Thread(target=take, daemon=True),
+    ]
+    for thread in threads:
+        thread.start()
+    timeout = options.build_timeout_s if timeout_s is None else timeout_s
+    returncode = _wait(process, time.monotonic() + timeout)
+    for thread in threads:
+        thread.join(timeout=10.0)
+    if failed and returncode == 0:  # else it printed nothing, and says why in its log
+        raise failed[0]
+    return returncode

@@ -22,22 +22,27 @@ directory (its per-version copy, ``arena.bots.build``), so its arguments stay as
 
 A bot's version is a hash of every file that runs: all of its directory but ``.git``,
 ``__pycache__`` and ``*.pyc`` (which are never copied where the bot runs, so no code can
-hide there). The variables a bot may see from the arena's environment are the
-operator's to grant (``--pass-env``), never the manifest's.
+hide there), read as ``arena.bots.tree`` reads a tree: never through a link (a link is
+hashed as its text), so that every process computes the same version from the same
+files. Its manifest must be a regular file of its own. The variables a bot may see from
+the arena's environment are the operator's to grant (``--pass-env``), never the
+manifest's.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shlex
+import stat
 import sys
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from arena.bots.tree import TreeError, file_version, scan
 
 __all__ = [
     "MANIFEST_NAME",
@@ -71,11 +76,7 @@ _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # pass the arena's own values of these instead.
 _ARENA_ENV = frozenset({"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"})
 _PYTHON_NAMES = frozenset({"python", "python3"})
-# Neither hashed nor copied where the bot runs: a repository's history and the caches that
-# Python writes beside sources (it rebuilds them; a stale one never runs from a copy).
-_SKIP_DIRS = frozenset({"__pycache__", ".git"})
-_SKIP_SUFFIXES = (".pyc",)
-_VERSION_LEN = 12
+_MANIFEST_MAX = 64 * 1024  # bytes of a bot.toml: a few lines
 
 
 class BotSpecError(ValueError):
@@ -105,7 +106,10 @@ class BotSpec:
     """Everything needed to build and launch one bot.
 
     ``version`` is a content hash of what runs (see :func:`compute_version`);
-    ``command`` is already passed through :func:`resolve_command`.
+    ``command`` is already passed through :func:`resolve_command`. ``build_digest`` is
+    the same hash of the files its seats run, once ``arena.bots.build.BotCache`` has
+    prepared it (copied and built); a bot with no build runs its version's files, so its
+    build digest is its version. None: not prepared.
     """
 
     name: str
@@ -115,6 +119,7 @@ class BotSpec:
     build: tuple[str, ...] | None  # argv, run in the bot's directory ("sh -c" for a string)
     executable: bool = False  # a one-file bot: ``command[0]`` is the file, the whole bot
     protocol: str = "grpc"  # one of PROTOCOLS: how it talks to the referee
+    build_digest: str | None = None  # what its seats run, once prepared (BotCache)
 
     @property
     def stdio(self) -> bool:
@@ -166,48 +171,23 @@ def resolve_command(command: Sequence[str], directory: Path) -> tuple[str, ...]:
 def compute_version(path: Path) -> str:
     """Return the first 12 hex chars of a sha256 over the bot's content.
 
-    For a directory every file and link (relative path and bytes or target) is hashed
-    in sorted path order, skipping only ``__pycache__`` and ``.git`` directories and
-    ``*.pyc`` files, which are never copied where the bot runs. For a single file only
-    its bytes are hashed, so renaming it keeps the version.
+    For a directory every file and link (relative path, and a file's bytes or a link's
+    text, never what it points to) is hashed in sorted path order, skipping only
+    ``__pycache__`` and ``.git`` directories and ``*.pyc`` files, which are never copied
+    where the bot runs (``arena.bots.tree``: at most ``MAX_TREE``). For a single file only
+    its bytes are hashed, so renaming it keeps the version. ``OSError`` for what cannot
+    be read, ``TreeError`` for a tree over its caps.
     """
     if not path.is_dir():
-        with path.open("rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()[:_VERSION_LEN]
-
-    digest = hashlib.sha256()
-    for rel, full in versioned_files(path):
-        # Hash a fixed-size per-file digest after a NUL-terminated path so that
-        # moving bytes between a path and a file's content cannot collide.
-        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
-        if full.is_file():
-            with full.open("rb") as f:
-                digest.update(b"F" + hashlib.file_digest(f, "sha256").digest())
-        else:
-            digest.update(b"L" + os.readlink(full).encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()[:_VERSION_LEN]
+        return file_version(path)
+    return scan(path).version
 
 
 def versioned_files(path: Path) -> list[tuple[str, Path]]:
-    """The files of bot directory ``path`` that its version hashes, as (relative POSIX
-    path, full path) in sorted order: everything that can run (all but ``.git``,
+    """The files and links of bot directory ``path`` that its version hashes, as (relative
+    POSIX path, full path) in sorted order: everything that can run (all but ``.git``,
     ``__pycache__`` and ``*.pyc``), and exactly what a seat's copy holds."""
-    entries: list[tuple[str, Path]] = []
-    for root, dirnames, filenames in os.walk(path):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
-        root_path = Path(root)
-        # os.walk lists symlinked directories in dirnames without descending;
-        # they are hashed as links below so retargeting one changes the version.
-        names = filenames + [d for d in dirnames if (root_path / d).is_symlink()]
-        for name in names:
-            full = root_path / name
-            # Only regular files (and links) count: reading a FIFO or device
-            # someone left in the directory would hang or never end.
-            if name.endswith(_SKIP_SUFFIXES) or not (full.is_file() or full.is_symlink()):
-                continue
-            entries.append((full.relative_to(path).as_posix(), full))
-    entries.sort()
-    return entries
+    return [(item.rel, path / item.rel) for item in scan(path).items]
 
 
 def check_pass_env(names: Sequence[str]) -> tuple[str, ...]:
@@ -249,12 +229,34 @@ def check_name(name: str, where: str | Path, field: str = "'name'") -> str:
     return name
 
 
+def _read_manifest(directory: Path) -> bytes:
+    """``bot.toml``'s bytes: a regular file in ``directory`` itself, never read through a
+    link (its target would be code the version does not hash)."""
+    manifest = directory / MANIFEST_NAME
+    try:
+        fd = os.open(manifest, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise BotSpecError(f"bot directory {directory} has no {MANIFEST_NAME} manifest") from None
+    except OSError as error:
+        if os.path.islink(manifest):
+            raise BotSpecError(
+                f"{manifest} is a link: a manifest must be a file of the bot's own"
+            ) from None
+        raise BotSpecError(f"{manifest}: cannot read it: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BotSpecError(f"bot directory {directory} has no {MANIFEST_NAME} manifest")
+        data = file.read(_MANIFEST_MAX + 1)
+    if len(data) > _MANIFEST_MAX:
+        raise BotSpecError(f"{manifest}: more than {_MANIFEST_MAX:,} bytes")
+    return data
+
+
 def _load_directory(directory: Path) -> BotSpec:
     manifest = directory / MANIFEST_NAME
-    if not manifest.is_file():
-        raise BotSpecError(f"bot directory {directory} has no {MANIFEST_NAME} manifest")
+    raw = _read_manifest(directory)
     try:
-        data = tomllib.loads(manifest.read_bytes().decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise BotSpecError(f"{manifest}: not valid UTF-8: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -289,6 +291,8 @@ def _load_directory(directory: Path) -> BotSpec:
         version = compute_version(directory)
     except OSError as exc:
         raise BotSpecError(f"{directory}: cannot read bot files to version them: {exc}") from None
+    except TreeError as exc:
+        raise BotSpecError(f"{directory}: {exc}") from None
 
     return BotSpec(
         name=name,
@@ -309,9 +313,13 @@ def _load_executable(path: Path) -> BotSpec:
     # as argv[0], which multi-call binaries rely on.
     absolute = Path(os.path.abspath(path))
     check_name(absolute.stem, absolute, "the file name")
+    try:
+        version = compute_version(absolute)
+    except (OSError, TreeError) as exc:
+        raise BotSpecError(f"{absolute}: cannot version it: {exc}") from None
     return BotSpec(
         name=absolute.stem,
-        version=compute_version(absolute),
+        version=version,
         command=(str(absolute),),
         directory=absolute.parent,
         build=None,

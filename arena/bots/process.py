@@ -28,16 +28,19 @@ from pathlib import Path
 from typing import IO, Self
 
 from arena.bots.cgroup import BotCgroup, CpuMeter, join_in_child, owner_tag
-from arena.bots.manifest import BotSpec, read_log_tail, resolve_command, versioned_files
+from arena.bots.manifest import BotSpec, read_log_tail, resolve_command
 from arena.bots.reaper import LEDGER, SEAT_COPY_PREFIX
 from arena.bots.sandbox import WORKDIR, Sandbox, contract_dir, sandboxed
 from arena.bots.seccomp import filter_fd
+from arena.bots.tree import VERSION_LEN, Caps, TreeError, Writer, copy_file, scan
 from arena.bots.users import BotUser, claim_user
 
 __all__ = [
+    "DEFAULT_DISK_BYTES",
     "BotProcess",
     "BotStartError",
     "Limits",
+    "SeatCopyError",
     "bot_environment",
     "exit_status",
     "log_summary",
@@ -46,6 +49,8 @@ __all__ = [
 
 _GiB = 1024**3
 _MiB = 1024**2
+DEFAULT_DISK_BYTES = 256 * _MiB
+DISK_OPTION = "--build-disk-mb"
 _READ_CHUNK = 64 * 1024
 # How long stop() waits for the log pipe to hit EOF after SIGKILL. Only a
 # process that escaped the group (setsid) can hold it open longer; we do not
@@ -87,6 +92,9 @@ class Limits:
       *user* (and not at all for root), so it would punish bots for the
       arena's other processes.
     * ``log_bytes``: how much of the bot's stdout+stderr is kept on disk.
+    * ``disk_bytes``: the bot's files: the size of the filesystem its build writes its
+      copy on, and at most what each seat's private copy of it may hold (``--build-disk-mb``;
+      a file counts its full size, holes and all).
 
     Limits can only tighten what the arena itself has: values above the
     current hard limit are clamped to it.
@@ -98,6 +106,7 @@ class Limits:
     open_files: int | None = 256
     processes: int | None = 256
     log_bytes: int = 1 * _MiB
+    disk_bytes: int = DEFAULT_DISK_BYTES
 
     def rlimits(self, address_space: bool = True) -> list[tuple[int, int]]:
         """Return ``(resource, value)`` pairs to apply, clamped to current hard limits.
@@ -379,29 +388,40 @@ def bot_environment(
     return child | dict(seat_env)
 
 
-def private_copy(path: Path) -> Path:
+class SeatCopyError(OSError):
+    """A seat's copy of its bot could not be made as its build left it: over the cap, or
+    its files no longer hash to the build digest (``start_bot`` says so as a bot that
+    could not start: the arena's trouble, never the bot's)."""
+
+
+def private_copy(path: Path, expected: str | None = None, cap: int = DEFAULT_DISK_BYTES) -> Path:
     """A copy of a bot's files (a directory's versioned files, or one executable) in a new
     private directory, for one seat: returns the copy (``<new dir>/bot`` or
     ``<new dir>/<file name>``). The new directory is named after this arena process, so that
-    ``arena.bots.reaper`` removes what an arena that died left."""
+    ``arena.bots.reaper`` removes what an arena that died left.
+
+    The copy is read and written as ``arena.bots.tree`` does (never through a link, links
+    kept links, at most ``cap`` bytes), hashed as it is written, and checked against
+    ``expected`` (the bot's build digest): what the seat runs is what was built and
+    recorded. ``SeatCopyError`` otherwise, in one line."""
     holder = Path(tempfile.mkdtemp(prefix=f"{SEAT_COPY_PREFIX}{owner_tag()}-"))
     try:
         if path.is_dir():
             target = holder / "bot"
-            target.mkdir(mode=0o755)
-            for rel, source in versioned_files(path):
-                destination = target / rel
-                for parent in reversed(destination.relative_to(target).parents[:-1]):
-                    (target / parent).mkdir(mode=0o755, exist_ok=True)
-                _copy_entry(source, destination)
-            target.chmod(0o755)  # mkdir's mode is masked by the umask
-            for root, dirs, _ in os.walk(target):
-                for name in dirs:
-                    if not os.path.islink(os.path.join(root, name)):
-                        os.chmod(os.path.join(root, name), 0o755)
+            caps = Caps(bytes=cap, option=DISK_OPTION)
+            with Writer(target, caps) as writer:
+                digest = scan(path, caps, into=writer).version
         else:
             target = holder / path.name
-            _copy_entry(path.resolve(), target)
+            digest = copy_file(path.resolve(), target, cap).digest.hex()[:VERSION_LEN]
+        if expected is not None and digest != expected:
+            raise SeatCopyError(
+                f"its files hash to {digest}, not to its build {expected} (they changed "
+                "since it was prepared)"
+            )
+    except TreeError as error:
+        shutil.rmtree(holder, ignore_errors=True)
+        raise SeatCopyError(f"its copy for a seat: {error}") from None
     except BaseException:
         shutil.rmtree(holder, ignore_errors=True)
         raise
@@ -414,16 +434,6 @@ def walk_tree(directory: Path) -> Iterator[Path]:
     for root, dirs, files in os.walk(directory):
         for name in dirs + files:
             yield Path(root) / name
-
-
-def _copy_entry(source: Path, destination: Path) -> None:
-    """One file (readable, and executable if it was, by the bot's own user; the holder
-    directory, 0700, keeps the host's other users out) or one link, kept a link."""
-    if source.is_symlink():
-        destination.symlink_to(os.readlink(source))
-        return
-    shutil.copyfile(source, destination, follow_symlinks=False)
-    destination.chmod(0o755 if os.access(source, os.X_OK) else 0o644)
 
 
 def start_bot(
@@ -474,8 +484,10 @@ def start_bot(
         cgroup = BotCgroup.create(limits.processes, limits.memory_bytes, limits.cpu_cores)
         if sandbox is not None:
             user = claim_user()
-            if not sandbox.writable:
-                copy = private_copy(sandbox.bot_dir)
+            if sandbox.bot_tmpfs_bytes is not None:
+                pass  # a tmpfs of its own: its files arrive on its stdin (arena.bots.build)
+            elif not sandbox.writable:
+                copy = private_copy(sandbox.bot_dir, spec.build_digest, limits.disk_bytes)
             elif user is not None:
                 for path in walk_tree(sandbox.bot_dir):  # a build writes into its copy
                     os.lchown(path, user.uid, user.uid)

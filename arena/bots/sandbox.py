@@ -13,8 +13,9 @@ partners), nothing of other seats, other matches, the results database, the regi
 logs. Every bot process runs under the seccomp filter of ``arena.bots.seccomp`` and, when
 the arena runs as root, as an unprivileged user of its own (``arena.bots.users``).
 
-A build (``arena.bots.build``) runs in the same sandbox, with its copy of the bot's
-directory writable and no socket; the operator may give builds the network.
+A build (``arena.bots.build``) runs in the same sandbox with no socket, its copy of the
+bot's directory a size-capped tmpfs of its own (``bot_tmpfs_bytes``: its files come in
+and go out as streams); the operator may give builds the network.
 
 What it does not protect against: covert channels through the shared CPU, memory and
 timing (docs/SECURITY.md gives their measured bandwidth), a kernel exploit,
@@ -108,6 +109,10 @@ class Sandbox:
     workdir_bytes: int = DEFAULT_WORKDIR_BYTES  # cap of WORKDIR, /tmp and /dev/shm each
     mount_at: Path | None = None  # where ``bot_dir`` appears inside (default: its own path)
     writable: bool = False  # a build writes its outputs into its copy of the bot
+    # With ``writable``, instead of binding ``bot_dir``: an empty tmpfs of this size at
+    # ``mount_at`` (a build's copy on a capped filesystem; its files arrive and leave as
+    # streams, arena.bots.build.run_confined).
+    bot_tmpfs_bytes: int | None = None
     network: bool = False  # the host's network (builds, when the operator allows it)
     uid: int | None = None  # run as this unprivileged user (the arena runs as root)
     seccomp_fd: int | None = None  # the filter bubblewrap installs (arena.bots.seccomp)
@@ -369,7 +374,10 @@ def sandboxed(command: Sequence[str], sandbox: Sandbox) -> list[str]:
     # The bot's own files: a seat's private copy, shown where the bot's command expects it.
     inside = sandbox.mount_at or sandbox.bot_dir
     args += _parents(inside, bound, made)
-    args += ["--bind" if sandbox.writable else "--ro-bind", str(sandbox.bot_dir), str(inside)]
+    if sandbox.bot_tmpfs_bytes is not None:
+        args += _capped_tmpfs(inside, max(sandbox.bot_tmpfs_bytes, 4096), shared)
+    else:
+        args += ["--bind" if sandbox.writable else "--ro-bind", str(sandbox.bot_dir), str(inside)]
     bound.append(inside)
     for path in MASKED_FILES:
         if path.is_file():
@@ -390,6 +398,7 @@ def sandboxed(command: Sequence[str], sandbox: Sandbox) -> list[str]:
     if sandbox.seccomp_fd is not None:
         args += ["--seccomp", str(sandbox.seccomp_fd)]
     # The root itself is bwrap's own uncapped tmpfs: nothing may be written there.
-    workdir = inside if sandbox.writable else WORKDIR  # a build works in its bot's copy
+    # A build works in its bot's copy.
+    workdir = inside if sandbox.writable or sandbox.bot_tmpfs_bytes is not None else WORKDIR
     args += ["--remount-ro", "/", "--chdir", str(workdir), "--", *command]
     return args

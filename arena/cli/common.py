@@ -81,6 +81,13 @@ BuildOption = Annotated[
         "a copy of the bot kept per version."
     ),
 ]
+BuildDiskOption = Annotated[
+    int,
+    typer.Option(
+        help="Size cap of a bot's files (MiB): the filesystem its build writes its copy on, "
+        "and each seat's copy of what it built; a sparse file counts its full size.",
+    ),
+]
 BuildNetworkOption = Annotated[
     bool,
     typer.Option(
@@ -139,6 +146,7 @@ class BotFlags:
     processes: int = 256
     log_kb: int = 1024
     build: bool = True
+    build_disk_mb: int = 256  # Limits.disk_bytes
     build_network: bool = False
     pass_env: list[str] | None = None
 
@@ -148,9 +156,12 @@ class BotFlags:
         from arena.bots import Limits
         from arena.bots.build import BotOptions
         from arena.bots.manifest import check_pass_env
+        from arena.bots.tree import MAX_TREE
 
         if self.cpu_cores <= 0:
             fail("--cpu-cores must be more than 0")
+        if not 1 <= self.build_disk_mb <= MAX_TREE.bytes // MIB:
+            fail(f"--build-disk-mb must be from 1 to {MAX_TREE.bytes // MIB}")
         try:
             passed = check_pass_env(self.pass_env or [])
         except ValueError as error:
@@ -162,6 +173,7 @@ class BotFlags:
                 cpu_cores=self.cpu_cores,
                 processes=self.processes,
                 log_bytes=self.log_kb * 1024,
+                disk_bytes=self.build_disk_mb * MIB,
             ),
             sandbox=check_sandbox(self.sandbox, self.workdir_mb) if warn else self.sandbox,
             workdir_bytes=self.workdir_mb * MIB,
@@ -183,6 +195,7 @@ _BOT_FLAGS: Final = (
     ("processes", ProcessesOption),
     ("log_kb", LogOption),
     ("build", BuildOption),
+    ("build_disk_mb", BuildDiskOption),
     ("build_network", BuildNetworkOption),
     ("pass_env", PassEnvOption),
 )

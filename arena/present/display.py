@@ -163,6 +163,8 @@ def render_report(console: Console, report: RunReport, wide: bool = False) -> No
         )
     )
     console.print("95% intervals: a bootstrap over game seeds (duplicate deals, R3.1a)")
+    for line in mixed_builds_lines(report.mixed_builds):
+        console.print(literal(line, style="bold red"))
     if report.ratings:
         _render_ratings(console, report, wide)
     _render_standings(console, report, wide)
@@ -176,6 +178,17 @@ def render_report(console: Console, report: RunReport, wide: bool = False) -> No
         console.print(
             literal(f"{missed.entrant} never joined at {seats} (auto-played): {missed.reason}")
         )
+
+
+def mixed_builds_lines(mixed: dict[str, dict[str, int]]) -> list[str]:
+    """One warning line per entrant whose games ran different builds of its version: its
+    figures mix two bots (shown before them, in the report and on its page)."""
+    return [
+        f"warning: {label} ran {len(found)} different builds in this run ("
+        + ", ".join(f"{digest}: {games} games" for digest, games in found.items())
+        + "): its figures mix them; its build is not reproducible"
+        for label, found in mixed.items()
+    ]
 
 
 def _render_ratings(console: Console, report: RunReport, wide: bool) -> None:

@@ -200,6 +200,15 @@ class ManualSeat:
     seed: str = ""  # ARENA_SEED, as a launched bot of this seat would get it
 
 
+def _entrant_meta(spec: BotSpec) -> dict[str, str]:
+    """A team's entrant as its game records name it: ``name``, ``version`` and, for a
+    prepared bot, ``build`` (docs/GAME_RECORD.md)."""
+    meta = {"name": spec.name, "version": spec.version}
+    if spec.build_digest is not None:
+        meta["build"] = spec.build_digest
+    return meta
+
+
 class Match:
     """A match's processes and table. ``launch`` early, ``play`` when its turn comes."""
 
@@ -353,7 +362,8 @@ class Match:
                 )
         names = [spec.name for spec in self.plan.entrants]
         meta = {
-            "entrants": [{"name": s.name, "version": s.version} for s in self.plan.entrants],
+            # The build each team's seats ran: their copies were checked against it.
+            "entrants": [_entrant_meta(s) for s in self.plan.entrants],
         }
         channels = [LinkChannel(link) for link in self.links]
         self.table = Table(

@@ -1,14 +1,30 @@
 """An uploaded bot, unpacked safely: a tar (plain or gzip'd), a zip, or one executable file.
 
-Everything a contestant sends is hostile until shown otherwise. Before a byte is written,
-every member is checked: no absolute name, no ``..``, no link (symbolic or hard) that
-leads out of the tree, no device, fifo or socket, at most ``MAX_FILES`` members, at most
-``MAX_UNPACKED_BYTES`` in all, each member's declared size counted before it is read and
-its real size while it is. A gzip'd tar is decompressed here with the same cap (a
-decompression bomb stops at the cap, never fills memory or disk). A tar is then extracted
-by ``tarfile``'s ``data`` filter as a second line; a zip member by member, by hand.
+Everything a contestant sends is hostile until shown otherwise, and no one layer is
+trusted to stop it, least of all a library's filter (CVE-2025-4517 walked a tar through
+``tarfile``'s ``data`` filter with links chained past ``PATH_MAX``):
 
-A refusal is ``UnpackError`` with one line that says why; nothing is left behind.
+1. The archive is read in a process of its own in the sandbox (``arena.bots.build
+   .run_confined``: a user of its own when the arena is root, no network, the seccomp
+   filter, memory and CPU limits, nothing of the host's disk writable), which writes it
+   into an empty tmpfs capped at ``MAX_UNPACKED_BYTES`` and checks it; it hands the tree
+   back as a plain tar.
+2. The arena writes that tar into the empty ``target`` through ``arena.bots.tree.Writer``
+   (every directory opened from its parent without following a link, every file created
+   new, each name once), then walks what is really there, never through a link, and
+   resolves every link against it as the kernel would.
+
+Where the sandbox does not work, step 1 runs in this process instead (the same
+``Writer``). Refused, in one line (``UnpackError``), with nothing left behind: absolute
+names and ``..``; links that lead out of the tree (absolute, or out through other
+links, however long the chain; more than 40 links in one lookup); hard links to anything
+but a file before them (written as copies); devices, fifos, sockets and sparse members;
+a name twice, or two names that differ only in case; more than ``MAX_FILES`` entries or
+``MAX_DEPTH`` directory levels; more than ``MAX_UNPACKED_BYTES`` in all, declared or real
+(a decompression bomb stops at the cap), or more than ``MAX_RATIO`` times what was sent.
+
+``python -I -m arena.serve.unpack DIRECTORY`` is step 1: the upload on stdin, the tree on
+stdout, ``refused: …`` on stderr and exit status ``REFUSED`` when it is refused.
 """
 
 from __future__ import annotations
@@ -18,21 +34,35 @@ import os
 import posixpath
 import shutil
 import stat
-import tarfile
+import sys
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import IO, Final
 
 from arena.bots.manifest import MANIFEST_NAME
+from arena.bots.tree import (
+    MAX_DEPTH,
+    Caps,
+    TreeError,
+    Writer,
+    extract_tar,
+    member_name,
+    pack,
+    scan,
+)
 
 MAX_UPLOAD_BYTES: Final = 8 * 1024 * 1024  # what is sent (the request body's cap too)
 MAX_UNPACKED_BYTES: Final = 64 * 1024 * 1024  # everything unpacked together
 MAX_FILES: Final = 2000  # members of an archive, directories included
 MAX_RATIO: Final = 200  # unpacked bytes per byte sent, above a megabyte unpacked
+CAPS: Final = Caps(bytes=MAX_UNPACKED_BYTES, entries=MAX_FILES, depth=MAX_DEPTH)
+REFUSED: Final = 3  # the sandboxed unpacker's exit status for a refused upload
+UNPACK_TIMEOUT_S: Final = 60.0
 _RATIO_FLOOR: Final = 1024 * 1024
 _CHUNK: Final = 64 * 1024
+_LINK_MAX: Final = 4095
 
 
 class UnpackError(ValueError):
@@ -59,7 +89,8 @@ def kind_of(data: bytes) -> str:
 
 
 def unpack(data: bytes, target: Path, filename: str = "bot") -> Unpacked:
-    """Unpack ``data`` into the empty directory ``target``; ``UnpackError`` if refused.
+    """Unpack ``data`` into ``target`` (made here: it must not exist, its parent must);
+    ``UnpackError`` if refused, and then nothing is left behind.
 
     ``filename`` names a one-file bot (only its base name is used, checked).
     """
@@ -68,17 +99,18 @@ def unpack(data: bytes, target: Path, filename: str = "bot") -> Unpacked:
     if not data:
         raise UnpackError("empty upload")
     kind = kind_of(data)
-    target.mkdir(parents=True, exist_ok=True)
     try:
         if kind == "executable":
             return _executable(data, target, filename)
-        if kind == "zip":
-            files, size = _unzip(data, target)
-        else:
-            raw = _gunzip(data) if kind == "tar.gz" else data
-            files, size = _untar(raw, target)
-        _check_ratio(size, len(data))
-        return Unpacked(_bot_root(target), kind, files, size)
+        _unpack_archive(data, kind, target)
+        tree = scan(target, CAPS, strict=True)  # what is really there, never through a link
+        tree.check_links()
+        files = len(tree.items) + len(tree.dirs)
+        _check_ratio(tree.bytes, len(data))
+        return Unpacked(_bot_root(target), kind, files, tree.bytes)
+    except TreeError as error:
+        shutil.rmtree(target, ignore_errors=True)
+        raise UnpackError(str(error)) from None
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise
@@ -93,10 +125,82 @@ def _executable(data: bytes, target: Path, filename: str) -> Unpacked:
             "not a bot: neither an archive (tar, tar.gz, zip) nor an executable "
             "(a script starting with #! or an ELF binary)"
         )
-    path = target / name
-    path.write_bytes(data)
-    path.chmod(0o755)
-    return Unpacked(path, "executable", 1, len(data))
+    with Writer(target, CAPS) as writer:
+        writer.file(name, [data], executable=True)
+    return Unpacked(target / name, "executable", 1, len(data))
+
+
+def _unpack_archive(data: bytes, kind: str, target: Path) -> None:
+    """Step 1 in the sandbox where it works (its tree written into ``target`` through a
+    ``Writer``), else here."""
+    from arena.bots.sandbox import sandbox_problem
+
+    if sandbox_problem() is not None:
+        with Writer(target, CAPS) as writer:
+            unpack_into(data, kind, writer)
+        return
+    from arena.bots import BotSpec, Limits
+    from arena.bots.build import BotOptions, run_confined
+    from arena.bots.process import BotStartError
+
+    log = target.with_name(f"{target.name}.unpack.log")
+    inside = Path("/upload")
+    spec = BotSpec(
+        name="upload",
+        version="0" * 12,
+        command=(sys.executable,),
+        directory=inside,
+        build=None,
+    )
+    options = BotOptions(
+        limits=Limits(
+            memory_bytes=512 * 1024 * 1024,
+            cpu_seconds=int(UNPACK_TIMEOUT_S),
+            processes=16,
+            log_bytes=64 * 1024,
+            disk_bytes=MAX_UNPACKED_BYTES,
+        ),
+        workdir_bytes=4 * 1024 * 1024,
+    )
+    command = [sys.executable, "-I", "-m", "arena.serve.unpack", str(inside)]
+
+    def feed(stdin: IO[bytes]) -> None:
+        stdin.write(data)
+
+    try:
+        status = run_confined(
+            spec,
+            command,
+            feed=feed,
+            into=target,
+            caps=CAPS,
+            options=options,
+            log_path=log,
+            links_out=False,
+            timeout_s=UNPACK_TIMEOUT_S,
+        )
+        said = log.read_text(errors="replace").splitlines() if log.exists() else []
+    except BotStartError as error:
+        raise UnpackError(f"the upload could not be unpacked here: {error}") from None
+    finally:
+        log.unlink(missing_ok=True)
+    if status == REFUSED:
+        reason = next((line for line in reversed(said) if line.startswith("refused: ")), "")
+        raise UnpackError(reason.removeprefix("refused: ") or "refused")
+    if status is None:
+        raise UnpackError(f"unpacking took more than {UNPACK_TIMEOUT_S:g} s")
+    if status != 0:
+        raise UnpackError(f"cannot unpack it (the unpacker exited with status {status})")
+
+
+def unpack_into(data: bytes, kind: str, writer: Writer) -> None:
+    """An archive's members written through ``writer``; ``TreeError`` or ``UnpackError``
+    for the first refused."""
+    if kind == "zip":
+        _unzip(data, writer)
+    else:
+        raw = _gunzip(data) if kind == "tar.gz" else data
+        extract_tar(io.BytesIO(raw), writer)
 
 
 def _gunzip(data: bytes) -> bytes:
@@ -122,75 +226,7 @@ def _gunzip(data: bytes) -> bytes:
     return bytes(out)
 
 
-def _check_name(name: str) -> str:
-    """The member's name, normalised; refused if it could land outside the tree."""
-    if "\x00" in name:
-        raise UnpackError(f"a member's name holds a NUL byte: {name!r}")
-    unix = name.replace("\\", "/")
-    if unix.startswith("/") or (len(unix) > 1 and unix[1] == ":"):
-        raise UnpackError(f"absolute path: {name!r}")
-    parts = [p for p in unix.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        raise UnpackError(f"path traversal: {name!r}")
-    if not parts:
-        return ""
-    return "/".join(parts)
-
-
-def _check_link(member: str, link: str, hard: bool) -> None:
-    """A link must stay inside the tree: relative, and resolving below its root."""
-    what = "hard link" if hard else "symlink"
-    if link.startswith("/") or (len(link) > 1 and link[1] == ":"):
-        raise UnpackError(f"{what} out of the tree: {member!r} -> {link!r}")
-    base = "" if hard else posixpath.dirname(member)
-    resolved = posixpath.normpath(posixpath.join(base, link))
-    if resolved == ".." or resolved.startswith("../") or resolved.startswith("/"):
-        raise UnpackError(f"{what} out of the tree: {member!r} -> {link!r}")
-
-
-def _count(files: int, size: int) -> None:
-    if files > MAX_FILES:
-        raise UnpackError(f"too many files: more than {MAX_FILES:,}")
-    if size > MAX_UNPACKED_BYTES:
-        raise UnpackError(f"too large: more than {MAX_UNPACKED_BYTES:,} bytes unpacked")
-
-
-def _untar(raw: bytes, target: Path) -> tuple[int, int]:
-    try:
-        tar = tarfile.open(fileobj=io.BytesIO(raw), mode="r:")  # noqa: SIM115 (with below)
-    except tarfile.TarError as error:
-        raise UnpackError(f"not a valid tar archive: {error}") from None
-    with tar:
-        files = size = 0
-        members: list[tarfile.TarInfo] = []
-        try:
-            for member in tar:
-                files += 1
-                _count(files, size)
-                name = _check_name(member.name)
-                if member.ischr() or member.isblk():
-                    raise UnpackError(f"device file: {member.name!r}")
-                if member.isfifo():
-                    raise UnpackError(f"fifo: {member.name!r}")
-                if member.issym() or member.islnk():
-                    _check_link(name, member.linkname, hard=member.islnk())
-                elif not (member.isfile() or member.isdir()):
-                    raise UnpackError(f"not a file or directory: {member.name!r}")
-                size += max(member.size, 0)
-                _count(files, size)
-                members.append(member)
-        except tarfile.TarError as error:
-            raise UnpackError(f"not a valid tar archive: {error}") from None
-        try:
-            # The data filter again refuses what the checks above refused, and drops
-            # set-uid bits and ownership.
-            tar.extractall(target, members=members, filter="data")
-        except (tarfile.TarError, OSError) as error:
-            raise UnpackError(f"cannot unpack: {error}") from None
-    return files, size
-
-
-def _unzip(data: bytes, target: Path) -> tuple[int, int]:
+def _unzip(data: bytes, writer: Writer) -> None:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError) as error:
@@ -201,54 +237,58 @@ def _unzip(data: bytes, target: Path) -> tuple[int, int]:
             raise UnpackError(f"too many files: {len(infos):,}, at most {MAX_FILES:,}")
         declared = 0
         for info in infos:
-            _check_name(info.filename)
-            mode = info.external_attr >> 16
-            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-                raise UnpackError(f"device file: {info.filename!r}")
-            if stat.S_ISFIFO(mode):
-                raise UnpackError(f"fifo: {info.filename!r}")
-            if stat.S_ISSOCK(mode):
-                raise UnpackError(f"socket: {info.filename!r}")
+            member_name(info.filename)
+            _zip_kind(info)
             declared += info.file_size
             if declared > MAX_UNPACKED_BYTES and declared > MAX_RATIO * len(data):
                 raise UnpackError(
                     f"decompression bomb: {declared:,} bytes declared unpacked from "
                     f"{len(data):,} sent"
                 )
-            _count(0, declared)
-        size = 0
-        root = target.resolve()
+            if declared > MAX_UNPACKED_BYTES:
+                raise CAPS.over_bytes()
         for info in infos:
-            name = _check_name(info.filename)
-            if not name:
-                continue
-            dest = root / name
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                dest.mkdir(parents=True, exist_ok=True)
-                continue
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if not dest.parent.resolve().is_relative_to(root):  # through a link made before
-                raise UnpackError(f"path through a link: {info.filename!r}")
-            if stat.S_ISLNK(mode):
-                link = archive.read(info, pwd=None)[:4096].decode("utf-8", "replace")
-                _check_link(name, link, hard=False)
-                os.symlink(link, dest)
-                continue
             try:
-                with archive.open(info) as source, open(dest, "xb") as out:
-                    while chunk := source.read(_CHUNK):
-                        size += len(chunk)
-                        if size > MAX_UNPACKED_BYTES:  # a size field that lied
-                            raise UnpackError(
-                                f"decompression bomb: more than {MAX_UNPACKED_BYTES:,} "
-                                f"bytes unpacked from {len(data):,} sent"
-                            )
-                        out.write(chunk)
-            except (zipfile.BadZipFile, RuntimeError, OSError, zlib.error) as error:
+                _unzip_member(archive, info, writer)
+            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error) as error:
                 raise UnpackError(f"cannot unpack {info.filename!r}: {error}") from None
-            dest.chmod(0o755 if mode & 0o111 else 0o644)
-    return len(infos), size
+            except TreeError as error:
+                if "too large" in str(error):  # a size field that lied
+                    raise UnpackError(
+                        f"decompression bomb: more than {MAX_UNPACKED_BYTES:,} bytes unpacked "
+                        f"from {len(data):,} sent"
+                    ) from None
+                raise
+
+
+def _zip_kind(info: zipfile.ZipInfo) -> int:
+    mode = info.external_attr >> 16
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise UnpackError(f"device file: {info.filename!r}")
+    if stat.S_ISFIFO(mode):
+        raise UnpackError(f"fifo: {info.filename!r}")
+    if stat.S_ISSOCK(mode):
+        raise UnpackError(f"socket: {info.filename!r}")
+    return mode
+
+
+def _unzip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, writer: Writer) -> None:
+    name = member_name(info.filename)
+    mode = _zip_kind(info)
+    if info.is_dir():
+        if name:
+            writer.directory(name)
+        return
+    if not name:
+        raise UnpackError(f"not a plain relative name: {info.filename!r}")
+    with archive.open(info) as source:
+        if stat.S_ISLNK(mode):
+            text = source.read(_LINK_MAX + 1)
+            if len(text) > _LINK_MAX:
+                raise UnpackError(f"a link's text over {_LINK_MAX} bytes: {info.filename!r}")
+            writer.link(name, text.decode("utf-8", "surrogateescape"))
+            return
+        writer.file(name, iter(lambda: source.read(_CHUNK), b""), bool(mode & 0o111))
 
 
 def _check_ratio(size: int, sent: int) -> None:
@@ -259,12 +299,44 @@ def _check_ratio(size: int, sent: int) -> None:
         )
 
 
+def _is_file(path: Path) -> bool:
+    """A regular file itself, never what a link names."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _bot_root(target: Path) -> Path:
     """The bot's directory: ``target``, or the one directory it holds."""
-    if (target / MANIFEST_NAME).is_file():
+    if _is_file(target / MANIFEST_NAME):
         return target
     entries = [p for p in target.iterdir() if not p.name.startswith(".")]
     only = entries[0] if len(entries) == 1 else None
-    if only is not None and not only.is_symlink() and (only / MANIFEST_NAME).is_file():
+    if only is not None and not only.is_symlink() and _is_file(only / MANIFEST_NAME):
         return only
     raise UnpackError(f"no {MANIFEST_NAME}: at the archive's top or in its one directory")
+
+
+def main(argv: list[str]) -> int:
+    """Step 1, in the sandbox: the upload on stdin into ``argv[0]`` (an empty tmpfs), the
+    tree it made on stdout."""
+    root = Path(argv[0])
+    data = sys.stdin.buffer.read(MAX_UPLOAD_BYTES + 1)
+    try:
+        if len(data) > MAX_UPLOAD_BYTES:
+            raise UnpackError(f"too large: more than {MAX_UPLOAD_BYTES:,} bytes sent")
+        with Writer(root, CAPS, fresh=False) as writer:
+            unpack_into(data, kind_of(data), writer)
+        tree = scan(root, CAPS, strict=True)
+        tree.check_links()
+        _check_ratio(tree.bytes, len(data))
+    except (UnpackError, TreeError) as error:
+        print(f"refused: {error}", file=sys.stderr)
+        return REFUSED
+    pack(root, tree, sys.stdout.buffer)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

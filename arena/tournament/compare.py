@@ -150,6 +150,24 @@ def _stored_games(store: ResultsStore, config: CompareConfig) -> Iterable[GameOu
     return store.game_outcomes(run.id)
 
 
+def _refuse_mixed_builds(store: ResultsStore, config: CompareConfig) -> None:
+    """A comparison measures one build of each version: ``CompareError`` where its stored
+    games ran two builds of one version, or where this machine's build of a version is
+    not the one its stored games ran (a build that differs from run to run)."""
+    stored = store.builds(config.run_id)
+    for spec, label in zip(config.entrants, config.labels, strict=True):
+        ran = stored.get(label, {})
+        now = spec.build_digest
+        if len(ran) > 1 or (now is not None and ran and now not in ran):
+            builds = ", ".join(f"{digest} in {games} games" for digest, games in ran.items())
+            here = f"; it is built as {now} here" if now is not None and now not in ran else ""
+            raise CompareError(
+                f"{label} ran different builds in comparison {config.run_id} ({builds}{here}): "
+                "a verdict would mix them. Its build differs from one build to the next; make "
+                "it reproducible, or start another comparison (--run-id)"
+            )
+
+
 def seeded(scheduled: ScheduledMatch, labels: Sequence[str], result: GameResult) -> GameOutcome:
     """A game just played, as its seed group sees it."""
     by_team = (
@@ -179,6 +197,7 @@ def run_compare(
     with ResultsStore.open(config.db_path) as store:
         for game in _stored_games(store, config):
             tally.add(game)
+        _refuse_mixed_builds(store, config)
     played = 0
 
     def position(with_interval: bool) -> CompareOutcome:
@@ -201,6 +220,8 @@ def run_compare(
         assert target is not None  # not finished: the cap leaves room for a group
         batch = dataclasses.replace(config, games=target)
         run_tournament(batch, log_root, on_game=on_game, executor=executor, on_notice=on_notice)
+        with ResultsStore.open(config.db_path) as store:
+            _refuse_mixed_builds(store, config)
         before, outcome = outcome, position(with_interval=False)
         if outcome.units <= before.units:  # never expected: every game is stored, faults too
             raise CompareError(

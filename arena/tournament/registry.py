@@ -1,8 +1,10 @@
 """The local bot registry: submitted bots, kept by name and version, runnable by name.
 
-A registered bot is a copy of what was submitted (a directory, or one executable), so
-later edits to the original never change a registered version. The index is a small
-JSON file beside the copies; the newest registration of a name is the default.
+A registered bot is a copy of what was submitted (a directory, or one executable), made
+as ``arena.bots.tree`` copies (never through a link) and checked against its version as
+it is written, so later edits to the original never change a registered version. The
+index is a small JSON file beside the copies; the newest registration of a name is the
+default.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 from arena.bots import BotSpec, BotSpecError, load_bot
 from arena.bots.build import copy_bot_files
-from arena.bots.manifest import check_name, compute_version
+from arena.bots.manifest import check_name
+from arena.bots.tree import TreeError
 from arena.tournament.store import entrant_label
 
 INDEX = "registry.json"
@@ -73,8 +76,12 @@ class Registry:
             shutil.rmtree(target)
         target.mkdir(parents=True)
         copied = target / ("bot" if source.is_dir() else source.name)
-        copy_bot_files(source, copied)  # what the version hashes, no more
-        if compute_version(copied) != spec.version:
+        try:
+            copied_version = copy_bot_files(source, copied)  # what the version hashes, no more
+        except (OSError, TreeError) as error:
+            shutil.rmtree(target)
+            raise RegistryError(f"{source}: cannot copy it into the registry: {error}") from None
+        if copied_version != spec.version:
             shutil.rmtree(target)
             raise RegistryError(
                 f"{source} changed while it was being submitted (it no longer hashes to "

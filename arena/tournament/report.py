@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from arena.stats.rates import (
@@ -63,6 +63,9 @@ class RunReport:
     head_to_head: list[HeadToHead]
     faults_by_kind: dict[str, int]
     missed_joins: list[MissedJoins]
+    # Entrant label -> build digest -> games: versions whose games ran different builds
+    # (a build that differs from one build to the next), so their figures mix two bots.
+    mixed_builds: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +80,7 @@ class RunReport:
             "head_to_head": [asdict(h) for h in self.head_to_head],
             "faults_by_kind": self.faults_by_kind,
             "missed_joins": [asdict(m) for m in self.missed_joins],
+            "mixed_builds": self.mixed_builds,
         }
 
 
@@ -100,4 +104,5 @@ def build_report(store: ResultsStore, run_id: str | None = None) -> RunReport:
         head_to_head=head_to_head(games),
         faults_by_kind=store.fault_counts(run.id),
         missed_joins=[MissedJoins(*row) for row in store.missed_joins(run.id)],
+        mixed_builds=store.mixed_builds(run.id),
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotBuildError, load_bot
+from arena.bots import BotBuildError, Limits, compute_version, load_bot
 from arena.bots.build import BUILD_LOG, BotCache, BotOptions, PrepareError
 
 
@@ -137,3 +137,55 @@ def test_a_one_file_bot_is_copied_alone(tmp_path: Path) -> None:
     assert built.executable and built.version == spec.version
     assert Path(built.command[0]).read_text() == script.read_text()
     assert "neighbour.txt" not in {p.name for p in Path(built.command[0]).parent.iterdir()}
+
+
+# -- a build's copy on a capped filesystem, and the digest of what it built (issue 34, item 4) --
+
+
+@pytest.mark.parametrize(
+    ("build", "said"),
+    [
+        # Holes cost the tmpfs nothing, but every copy of the file would be written in full.
+        ('"truncate -s 512M holes.bin"', "too large: more than 16 MiB of files"),
+        # Real bytes: the filesystem itself stops the build.
+        ('"head -c 64M /dev/zero > big.bin"', "its copy is full: a build has 16 MiB"),
+    ],
+)
+def test_a_build_has_the_disk_it_is_given_and_no_more(
+    build: str, said: str, tmp_path: Path
+) -> None:
+    source = make_bot(tmp_path / "b", build)
+    options = BotOptions(limits=Limits(disk_bytes=16 * 1024 * 1024))
+    with pytest.raises(BotBuildError) as refused:
+        BotCache(tmp_path / "cache").prepare(load_bot(source), options)
+    line = str(refused.value).splitlines()[0]
+    assert said in line and "--build-disk-mb" in line, line
+    built = [p.name for p in (tmp_path / "cache").rglob("*") if p.suffix == ".bin"]
+    assert built == []  # nothing of it reached the host's disk
+
+
+def test_the_build_digest_is_what_was_built(tmp_path: Path) -> None:
+    plain = BotCache(tmp_path / "cache").prepare(
+        load_bot(make_bot(tmp_path / "p", None)), BotOptions()
+    )
+    assert plain.build_digest == plain.version  # nothing built: its seats run its version
+    # A build that differs from one build to the next (it rewrites its own bot.toml).
+    rewrite = "import os; open('bot.toml', 'a').write('# ' + os.urandom(8).hex())"
+    build = f"""["python3", "-c", "{rewrite}"]"""
+    source = make_bot(tmp_path / "b", build)
+    spec = load_bot(source)
+    first = BotCache(tmp_path / "one").prepare(spec, BotOptions())
+    second = BotCache(tmp_path / "two").prepare(spec, BotOptions())
+    assert first.version == second.version == spec.version  # the sources did not move
+    assert first.build_digest == compute_version(first.directory)
+    assert second.build_digest == compute_version(second.directory)
+    assert first.build_digest != second.build_digest  # what runs did: it is recorded apart
+
+
+def test_a_cached_copy_changed_since_its_build_is_made_again(tmp_path: Path) -> None:
+    source = make_bot(tmp_path / "b", """["python3", "-c", "open('built.txt', 'w').write('ok')"]""")
+    built = BotCache(tmp_path / "cache").prepare(load_bot(source), BotOptions())
+    (built.directory / "bot.py").write_text("print('planted')\n")
+    again = BotCache(tmp_path / "cache").prepare(load_bot(source), BotOptions())
+    assert (again.directory / "bot.py").read_text() == "print('hi')\n"
+    assert again.build_digest == built.build_digest == compute_version(again.directory)

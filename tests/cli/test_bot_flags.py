@@ -19,6 +19,7 @@ FLAGS = (
     "--cpu-cores",
     "--processes",
     "--log-kb",
+    "--build-disk-mb",
     "--build-network",
     "--pass-env",
 )
@@ -58,6 +59,16 @@ def test_a_bad_flag_is_a_clear_error_before_any_bot_starts() -> None:
     done = CliRunner().invoke(app, ["run", "--cpu-cores", "0", "--games", "1"])
     assert done.exit_code == 2
     assert "--cpu-cores must be more than 0" in done.output
+
+
+def test_the_build_disk_cap_is_one_value_for_builds_and_seats() -> None:
+    from arena.bots import Limits
+
+    assert BotFlags().options(warn=False).limits.disk_bytes == Limits().disk_bytes
+    assert BotFlags(build_disk_mb=32).options(warn=False).limits.disk_bytes == 32 * 1024 * 1024
+    done = CliRunner().invoke(app, ["run", "--build-disk-mb", "0", "--games", "1"])
+    assert done.exit_code == 2
+    assert "--build-disk-mb must be from 1 to 1024" in done.output
 
 
 @pytest.mark.parametrize("command", ("run", "compare", "serve"))

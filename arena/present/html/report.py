@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from arena.present.display import percent_interval, rating_interval
+from arena.present.display import mixed_builds_lines, percent_interval, rating_interval
 from arena.present.html.page import content_security_policy, script_json
 from arena.tournament.report import INTERVALS, PAR, RunReport, build_report
 from arena.tournament.store import ResultsStore, StoredGame
@@ -840,7 +840,11 @@ def render_report(page: ReportPage) -> str:
         f"par = {100 * PAR:.1f} %.</p>"
         f"<p>95% intervals: {_e(INTERVALS['method'])}, {INTERVALS['replicates']} "
         "replicates; the same figures as <code>arena report</code>.</p>"
-        f"<nav>{nav}</nav>"
+        + "".join(
+            f'<p role="alert"><strong>{_e(line)}</strong></p>'
+            for line in mixed_builds_lines(report.mixed_builds)
+        )
+        + f"<nav>{nav}</nav>"
     )
     return page_document(f"Run {run.id} — Schmier Arena report", header, sections)
 

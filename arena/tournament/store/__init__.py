@@ -1,5 +1,5 @@
-"""SQLite results store of tournament runs: runs, entrants, matches, games, seat stats,
-faults and decision times.
+"""SQLite results store of tournament runs: runs, entrants, matches, games, seat stats (with
+the build each seat ran), faults and decision times.
 
 One file holds any number of runs. A game is written in a single transaction together with its
 per-seat statistics, its faults and its decision times, so after any crash the file holds whole
@@ -203,6 +203,14 @@ class ResultsStore:
     def fault_counts_by_entrant(self, run_id: str) -> dict[str, dict[str, int]]:
         """How many faults of each kind each entrant's seats made in the run's games."""
         return queries.fault_counts_by_entrant(self._conn, run_id)
+
+    def builds(self, run_id: str) -> dict[str, dict[str, int]]:
+        """Entrant label → build digest → games of the run its seats ran it in."""
+        return queries.builds(self._conn, run_id)
+
+    def mixed_builds(self, run_id: str) -> dict[str, dict[str, int]]:
+        """The entrants of the run that ran more than one build of their version."""
+        return queries.mixed_builds(self._conn, run_id)
 
     def missed_joins(self, run_id: str) -> list[tuple[str, int, str]]:
         """(entrant label, seats that never joined, the latest such seat's reason) for each

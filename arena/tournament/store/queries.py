@@ -21,6 +21,7 @@ __all__ = [
     "RunStatus",
     "SeatTimes",
     "StoredGame",
+    "builds",
     "completed_games",
     "deal_key",
     "decision_seconds",
@@ -37,6 +38,7 @@ __all__ = [
     "latest_run_id",
     "match_places",
     "missed_joins",
+    "mixed_builds",
     "run",
     "seat_times",
     "untimed_games",
@@ -330,6 +332,33 @@ def fault_counts_by_entrant(conn: sqlite3.Connection, run_id: str) -> dict[str, 
     for name, version, kind, count in rows:
         counts.setdefault(entrant_label(name, version), {})[kind] = count
     return counts
+
+
+def builds(conn: sqlite3.Connection, run_id: str) -> dict[str, dict[str, int]]:
+    """Entrant label → the build digests its seats ran in the run's games, each with how
+    many games ran it (games whose build was not recorded are left out). More than one
+    digest for a label means its version ran different built files in one run."""
+    rows = conn.execute(
+        """
+        SELECT e.name, e.version, s.build_digest, COUNT(DISTINCT s.game_id)
+        FROM seat_stats s
+        JOIN games g ON g.id = s.game_id
+        JOIN entrants e ON e.id = s.entrant_id
+        WHERE g.run_id = ? AND s.build_digest IS NOT NULL
+        GROUP BY e.id, s.build_digest ORDER BY e.name, e.version, s.build_digest
+        """,
+        (run_id,),
+    ).fetchall()
+    found: dict[str, dict[str, int]] = {}
+    for name, version, digest, count in rows:
+        found.setdefault(entrant_label(name, version), {})[str(digest)] = int(count)
+    return found
+
+
+def mixed_builds(conn: sqlite3.Connection, run_id: str) -> dict[str, dict[str, int]]:
+    """The entrants of the run that ran more than one build of their version (``builds``):
+    their games do not all measure the same bot."""
+    return {label: found for label, found in builds(conn, run_id).items() if len(found) > 1}
 
 
 def missed_joins(conn: sqlite3.Connection, run_id: str) -> list[tuple[str, int, str]]:

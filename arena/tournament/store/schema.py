@@ -25,13 +25,14 @@ __all__ = [
     "SCHEMA_VERSION",
     "DecisionTime",
     "ResultsStoreError",
+    "build_digests",
     "compress_record",
     "decision_times",
     "decompress_record",
     "prepare",
 ]
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 # Written to the SQLite header so that an unrelated database that happens to carry the same
 # user_version is not mistaken for a results store. The bytes spell "SchA".
 APPLICATION_ID: Final = 0x53636841
@@ -157,6 +158,7 @@ _SCHEMA: Final[tuple[str, ...]] = (
         bids_won               INTEGER NOT NULL,
         points_won             INTEGER NOT NULL,
         faults                 INTEGER NOT NULL,
+        build_digest           TEXT CHECK (build_digest IS NULL OR length(build_digest) = 12),
         PRIMARY KEY (game_id, seat)
     ) STRICT
     """,
@@ -211,6 +213,26 @@ def decision_times(record: Mapping[str, Any]) -> list[DecisionTime]:
             seat, kind, seconds = _decision_time(decision, f"deal {number} decision {index}")
             rows.append((number, index, seat, kind, seconds))
     return rows
+
+
+_DIGEST = re.compile(r"[0-9a-f]{12}")
+
+
+def build_digests(record: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """The build digest each team's bot ran, by team, as the record's ``meta.entrants``
+    says (``build``); None where it says none (a record of an unprepared bot, or from
+    before digests were recorded). ``ValueError`` for one that is not 12 hex digits."""
+    meta = record.get("meta")
+    entrants = meta.get("entrants") if isinstance(meta, dict) else None
+    if not isinstance(entrants, list) or len(entrants) != 3:
+        return (None, None, None)
+    found: list[str | None] = []
+    for team, entrant in enumerate(entrants):
+        digest = entrant.get("build") if isinstance(entrant, dict) else None
+        if digest is not None and not (isinstance(digest, str) and _DIGEST.fullmatch(digest)):
+            raise ValueError(f"team {team}'s build digest {digest!r} is not 12 hex digits")
+        found.append(digest)
+    return (found[0], found[1], found[2])
 
 
 def _decision_time(decision: Any, where: str) -> tuple[int, str, float | None]:
@@ -389,12 +411,23 @@ def _migrate_from_4(conn: sqlite3.Connection) -> None:
         conn.executemany(INSERT_DECISION_TIME, [(game_id, *time) for time in times])
 
 
+# Version 6 keeps, for each seat of a game, the build digest of the files it ran (the hash
+# of its bot's built copy, which its private copy was checked against). Games stored
+# before it get NULL: what they ran was not recorded.
+def _migrate_from_5(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "ALTER TABLE seat_stats ADD COLUMN build_digest TEXT "
+        "CHECK (build_digest IS NULL OR length(build_digest) = 12)"
+    )
+
+
 # Each step upgrades a store of its version to the next; they run in this order.
 _UPGRADES: Final[tuple[tuple[int, Callable[[sqlite3.Connection], None]], ...]] = (
     (1, _migrate_from_1),
     (2, _migrate_from_2),
     (3, _migrate_from_3),
     (4, _migrate_from_4),
+    (5, _migrate_from_5),
 )
 
 

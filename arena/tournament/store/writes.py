@@ -16,7 +16,13 @@ from typing import Any, Final, Literal
 
 from arena.referee.result import GameResult
 
-from .schema import INSERT_DECISION_TIME, ResultsStoreError, compress_record, decision_times
+from .schema import (
+    INSERT_DECISION_TIME,
+    ResultsStoreError,
+    build_digests,
+    compress_record,
+    decision_times,
+)
 
 __all__ = [
     "DuplicateGameError",
@@ -177,6 +183,7 @@ def record_game(conn: sqlite3.Connection, run_id: str, match_key: str, game: Gam
     ``ValueError`` (before writing anything) for a malformed result.
     """
     _validate_game(game)
+    builds = build_digests(game.record)  # ValueError for a malformed one
     times = decision_times(game.record)  # ValueError for a malformed decision
     team_points = game.team_points
     blob = compress_record(game.record)
@@ -225,8 +232,8 @@ def record_game(conn: sqlite3.Connection, run_id: str, match_key: str, game: Gam
             """
             INSERT INTO seat_stats (game_id, seat, team, entrant_id, decisions,
                                     decision_seconds_total, decision_seconds_max,
-                                    bids_made, bids_won, points_won, faults)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    bids_made, bids_won, points_won, faults, build_digest)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 (
@@ -241,6 +248,7 @@ def record_game(conn: sqlite3.Connection, run_id: str, match_key: str, game: Gam
                     s.bids_won,
                     team_points[s.seat % 3],  # points are won by teams: both seats get them
                     s.faults,
+                    builds[s.seat % 3],
                 )
                 for s in sorted(game.seats, key=lambda s: s.seat)
             ],
