@@ -30,6 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.bots import BotSpec, Limits, start_bot
 from arena.bots.sandbox import Sandbox, runtime_paths, sandbox_problem
@@ -43,13 +44,22 @@ KINDS: dict[str, tuple[str, bool]] = {
     "sysinfo-procs": ("the machine's thread count (sysinfo)", True),
     "sysinfo-memory": ("the machine's free memory (sysinfo)", True),
     "sysinfo-loads": ("the machine's load (sysinfo)", True),
+    "pidfd": ("pidfds' inode numbers: clone's CLONE_PIDFD, SO_PEERPIDFD", True),
+    "cookie": ("sockets' cookies (SO_COOKIE): one counter for the machine", True),
+    "eventfd-id": ("eventfds' numbers (/proc/self/fdinfo): one allocator for the machine", True),
+    "mapped": ("who else maps a system file's pages (/proc/self/smaps, numa_maps)", True),
+    "atime": ("a system file's access time", True),
     "cpu": ("the receiver's own speed (CPU contention)", False),
+    "inodes": ("pipes' inode numbers: one counter for the machine", False),
+    "page-cache": ("a system file's page cache (a read's time; a page once)", False),
 }
+# The shortest slot an open class is measured at: its receiver's own work in a slot.
+MIN_SLOT_MS = {"inodes": 30.0}
 CLOSED = [kind for kind, (_, closed) in KINDS.items() if closed]
 SCOPES = ("partners", "tables")
 HAND_BITS = math.log2(math.comb(53, 9))  # a hand of nine cards of 53 (R3.2)
 DECISION_S = 1.0  # a decision's time limit (TableSettings): what a partner may wait for
-_SETTLE_S = 2.5  # from launch to the first slot: both seats started and settled
+_SETTLE_S = 5.0  # from launch to the first slot: both seats started, prepared and settled
 CLOSED_SLOT_MS = 30.0  # long enough for the receiver to read every /proc file in a slot
 
 
@@ -62,6 +72,8 @@ class ChannelFigure:
     errors: int
     distinct: int  # how many different values the receiver saw
     calls: dict[str, str] = field(default_factory=dict)  # call -> the kernel's answer
+    late_s: float = 0.0  # how late the later end was ready for the first slot (0: in time)
+    late_slots: int = 0  # slots an end reached too late to act in (a busy machine)
 
     @property
     def closed(self) -> bool:
@@ -87,13 +99,29 @@ class ChannelFigure:
 
     @property
     def leaks(self) -> bool:
-        """A closed class that showed the receiver more than one value."""
-        return self.closed and self.distinct > 1
+        """A closed class that showed the receiver more than one value, or that could not be
+        measured (an end was late: no claim that it carries nothing)."""
+        return self.closed and (self.distinct > 1 or not self.measured)
+
+    @property
+    def measured(self) -> bool:
+        """Both ends were ready in time and acted in at least three slots of four."""
+        return self.late_s == 0 and self.late_slots * 4 <= self.bits
 
     def line(self) -> str:
         head = f"{self.kind} ({KINDS[self.kind][0]}), {self.scope}, {self.slot_ms:g} ms slots: "
+        if math.isinf(self.late_s):
+            return head + "not measured: an end never said it was ready"
+        if self.late_s > 0:
+            return head + f"not measured: an end was ready {self.late_s:.1f} s after the first slot"
+        if not self.measured:
+            return (
+                head + f"not measured: the ends were late in {self.late_slots} of {self.bits} slots"
+            )
         if self.closed and not self.leaks:
-            return head + f"closed, the receiver saw one value in all {self.bits} slots"
+            return (
+                head + f"closed, the receiver saw one value in all {self.bits} slots" + self._late()
+            )
         verdict = "LEAKS (a closed class): " if self.leaks else ""
         return (
             head
@@ -103,7 +131,11 @@ class ChannelFigure:
                 f"({self.errors} of {self.bits}), {self.distinct} values seen, "
                 f"capacity {self.capacity:.1f} bits/s"
             )
+            + self._late()
         )
+
+    def _late(self) -> str:
+        return f" ({self.late_slots} slots late)" if self.late_slots else ""
 
     def refused(self) -> str:
         """The calls the kernel refused to either end, with its answers."""
@@ -114,12 +146,13 @@ class ChannelFigure:
 
 
 def _decode(seen: list[float]) -> list[int]:
-    """Two clusters (the sender's 0s and 1s), split where the sorted values jump most."""
+    """The sender's 0s and 1s as the receiver tells them apart: its values above their
+    median. The sent bits are random, about half of them 1s, so the median sits between the
+    two clusters wherever a signal separates them, and a few outliers do not move it (as
+    they would move a split at the widest gap)."""
     ordered = sorted(seen)
-    gaps = [(ordered[i + 1] - ordered[i], i) for i in range(len(ordered) - 1)]
-    _, at = max(gaps) if gaps else (0.0, 0)
-    threshold = (ordered[at] + ordered[at + 1]) / 2 if gaps else ordered[0]
-    return [1 if value > threshold else 0 for value in seen]
+    median = ordered[(len(ordered) - 1) // 2]
+    return [1 if value > median else 0 for value in seen]
 
 
 def _probe_spec(root: Path, name: str) -> BotSpec:
@@ -136,7 +169,7 @@ def _probe_spec(root: Path, name: str) -> BotSpec:
     )
 
 
-def _lines(log: Path, prefix: str) -> list[dict[str, object]]:
+def _lines(log: Path, prefix: str) -> list[Any]:
     text = log.read_text(errors="replace") if log.exists() else ""
     return [
         json.loads(line.removeprefix(prefix))
@@ -180,6 +213,13 @@ def measure(
             process.stop(grace=0.0)
         results = _lines(root / "receive.log", "CH-RESULT ")
         calls: dict[str, str] = {}
+        ready = [_lines(root / f"{role}.log", "CH-READY ") for role in ("send", "receive")]
+        late_slots: dict[str, int] = {}
+        for role in ("send", "receive"):
+            for found in _lines(root / f"{role}.log", "CH-LATE "):
+                for kind, count in found.items():
+                    late_slots[f"{role} {kind}"] = int(count)
+        late = max((float(r[0]) for r in ready if r), default=math.inf)
         for role in ("send", "receive"):
             for found in _lines(root / f"{role}.log", "CH-CALLS "):
                 calls |= {str(k): str(v) for k, v in found.items()}
@@ -189,12 +229,18 @@ def measure(
         values = seen.get(kind)
         if not isinstance(values, list) or len(values) != bits:
             # Nothing received: a coin, and no claim that the class is closed.
-            figures.append(ChannelFigure(kind, scope, slot_ms, bits, bits // 2, 2, calls))
+            figures.append(
+                ChannelFigure(kind, scope, slot_ms, bits, bits // 2, 2, calls, max(late, 0.0))
+            )
             continue
+        slots_late = sum(late_slots.get(f"{role} {kind}", 0) for role in ("send", "receive"))
         received = _decode([float(v) for v in values])
         errors = sum(a != b for a, b in zip(sent, received, strict=True))
         distinct = len(set(values))
-        figures.append(ChannelFigure(kind, scope, slot_ms, bits, errors, distinct, calls))
+        late_s = max(late, 0.0) if all(ready) else math.inf
+        figures.append(
+            ChannelFigure(kind, scope, slot_ms, bits, errors, distinct, calls, late_s, slots_late)
+        )
     return figures
 
 
@@ -212,8 +258,9 @@ class ChannelsReport:
             said = [f for f in self.figures if f.scope == scope and f.closed]
             if said:
                 out.append(f"refused ({scope}): {said[0].refused()}")
-        best = max(self.figures, key=lambda f: f.capacity)
-        if best.capacity > 0:
+        measured = [figure for figure in self.figures if figure.measured]
+        best = max(measured, key=lambda f: f.capacity, default=None)
+        if best is not None and best.capacity > 0:
             seconds = HAND_BITS / best.capacity
             out.append(
                 f"best: {best.kind} at {best.capacity:.1f} bits/s: a hand ({HAND_BITS:.1f} bits) "
@@ -223,7 +270,10 @@ class ChannelsReport:
         else:
             out.append("best: nothing crosses")
         for figure in self.leaks:
-            out.append(f"a closed class carries something: {figure.kind} ({figure.scope})")
+            out.append(
+                f"a closed class carries something (or went unmeasured): {figure.kind} "
+                f"({figure.scope})"
+            )
         return out
 
 
@@ -245,5 +295,6 @@ def bench_channels(
     for kind in chosen:
         if not KINDS[kind][1]:
             for slot in slots_ms:
-                figures += measure([kind], slot, bits, rng)
+                if slot >= MIN_SLOT_MS.get(kind, 0.0):
+                    figures += measure([kind], slot, bits, rng)
     return ChannelsReport(figures)
