@@ -359,20 +359,29 @@ def pidfd_inode() -> int:
         os.waitpid(pid, 0)
 
 
-def peer_pidfd() -> int:
-    """SO_PEERPIDFD of a new socket pair: a pidfd without clone; -errno when refused."""
+def socket_option(name: str, option: int, form: str) -> int:
+    """Option ``option`` (SOL_SOCKET) of a new socket pair's first end, noted under
+    ``name``; -errno when it is refused."""
     first, second = socket.socketpair()
     try:
-        fd = int(struct.unpack("i", first.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD, 4))[0])
-        note("SO_PEERPIDFD", "ok")
-        os.close(fd)
-        return fd
+        size = struct.calcsize(form)
+        value = int(struct.unpack(form, first.getsockopt(socket.SOL_SOCKET, option, size))[0])
+        note(name, "ok")
+        return value
     except OSError as error:
-        note("SO_PEERPIDFD", _errno_of(error))
+        note(name, _errno_of(error))
         return -(error.errno or 0)
     finally:
         first.close()
         second.close()
+
+
+def peer_pidfd() -> int:
+    """SO_PEERPIDFD: a pidfd without clone (closed at once); -errno when refused."""
+    fd = socket_option("SO_PEERPIDFD", SO_PEERPIDFD, "i")
+    if fd >= 0:
+        os.close(fd)
+    return fd
 
 
 def send_pidfds(end: float) -> None:
@@ -399,17 +408,7 @@ def receive_pidfds() -> float:
 def socket_cookie() -> int:
     """A new socket's cookie (numbered from the machine's one counter when first asked
     for), or -errno when SO_COOKIE is refused."""
-    first, second = socket.socketpair()
-    try:
-        cookie = struct.unpack("Q", first.getsockopt(socket.SOL_SOCKET, SO_COOKIE, 8))[0]
-        note("SO_COOKIE", "ok")
-        return int(cookie)
-    except OSError as error:
-        note("SO_COOKIE", _errno_of(error))
-        return -(error.errno or 0)
-    finally:
-        first.close()
-        second.close()
+    return socket_option("SO_COOKIE", SO_COOKIE, "Q")
 
 
 def send_cookies(end: float) -> None:
