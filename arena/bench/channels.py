@@ -21,8 +21,10 @@ that depends on its table, so the two should agree.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
+import mmap
 import os
 import random
 import shutil
@@ -55,7 +57,7 @@ KINDS: dict[str, tuple[str, bool]] = {
     "page-cache": ("a system file's page cache (a read's time; a page once)", False),
 }
 # The shortest slot an open class is measured at: its receiver's own work in a slot.
-MIN_SLOT_MS = {"inodes": 30.0}
+MIN_SLOT_MS = {"inodes": 100.0}
 CLOSED = [kind for kind, (_, closed) in KINDS.items() if closed]
 SCOPES = ("partners", "tables")
 HAND_BITS = math.log2(math.comb(53, 9))  # a hand of nine cards of 53 (R3.2)
@@ -74,15 +76,48 @@ BIG_FILE_DIRS = (
 
 
 def big_file() -> Path | None:
-    """A large system file every seat can read, which few processes read or map all of."""
+    """A large system file every seat can read, of which the page cache holds little: of the
+    largest few files of the first of ``BIG_FILE_DIRS`` that has files, the one with the
+    fewest of its pages cached (few other processes read or map it)."""
     for directory in BIG_FILE_DIRS:
         try:
             files = [(e.stat().st_size, e.path) for e in os.scandir(directory) if e.is_file()]
         except OSError:
             continue
         if files:
-            return Path(max(files)[1])
+            largest = [Path(path) for _, path in sorted(files, reverse=True)[:_BIG_FILES]]
+            return min(largest, key=_cached_share)
     return None
+
+
+_BIG_FILES = 8
+_LIBC = ctypes.CDLL("libc.so.6", use_errno=True)
+_LIBC.mmap.restype = ctypes.c_void_p
+_LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+_LIBC.mmap.argtypes += [ctypes.c_int, ctypes.c_long]
+_LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_LIBC.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+
+
+def _cached_share(path: Path) -> float:
+    """The share of ``path``'s pages in the page cache (mincore, here in the arena; a seat
+    may not ask), 1.0 where it cannot be told."""
+    size = path.stat().st_size
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = _LIBC.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    finally:
+        os.close(fd)
+    if address in (None, ctypes.c_void_p(-1).value):
+        return 1.0
+    try:
+        vector = ctypes.create_string_buffer(pages)
+        if _LIBC.mincore(address, size, vector) != 0:
+            return 1.0
+        return sum(byte & 1 for byte in vector.raw) / max(pages, 1)
+    finally:
+        _LIBC.munmap(address, size)
 
 
 @dataclass(frozen=True)
@@ -95,7 +130,7 @@ class ChannelFigure:
     distinct: int  # how many different values the receiver saw
     calls: dict[str, str] = field(default_factory=dict)  # call -> the kernel's answer
     late_s: float = 0.0  # how late the later end was ready for the first slot (0: in time)
-    late_slots: int = 0  # slots an end reached too late to act in (a busy machine)
+    late_slots: int = 0  # slots the later end reached too late to act in (a busy machine)
 
     @property
     def closed(self) -> bool:
@@ -258,7 +293,7 @@ def measure(
                 ChannelFigure(kind, scope, slot_ms, bits, bits // 2, 2, calls, max(late, 0.0))
             )
             continue
-        slots_late = sum(late_slots.get(f"{role} {kind}", 0) for role in ("send", "receive"))
+        slots_late = max(late_slots.get(f"{role} {kind}", 0) for role in ("send", "receive"))
         received = _decode([float(v) for v in values])
         errors = sum(a != b for a, b in zip(sent, received, strict=True))
         distinct = len(set(values))
