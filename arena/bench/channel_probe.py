@@ -548,6 +548,34 @@ def receive_page() -> float:
         os.close(fd)
 
 
+NAMES = 8  # names looked up a slot
+
+
+def _names_of_slot() -> list[Path]:
+    """Names no file has in the big file's directory, new to this run and slot."""
+    stem = f".arena-channel-{int(START * 1000)}-{_slot_index[0]}"
+    return [big_file().parent / f"{stem}-{i}" for i in range(NAMES)]
+
+
+def _lookup_ns(path: Path) -> int:
+    begin = time.perf_counter_ns()
+    os.path.lexists(path)
+    return time.perf_counter_ns() - begin
+
+
+def send_names(end: float) -> None:
+    """Look up names that do not exist: the kernel remembers each miss (a negative dentry)
+    for every process on the machine."""
+    for path in _names_of_slot():
+        _lookup_ns(path)
+
+
+def receive_names() -> float:
+    """How long the receiver's own lookups of this slot's names take, median, in ns: short
+    where the kernel remembered the miss (the sender looked them up first)."""
+    return float(sorted(_lookup_ns(path) for path in _names_of_slot())[NAMES // 2])
+
+
 def send_atime(end: float) -> None:
     """Read a system file's first page (on a read-only mount, which never sets its access
     time)."""
@@ -576,6 +604,7 @@ SENDERS: dict[str, Callable[[float], object]] = {
     "atime": send_atime,
     "inodes": send_inodes,
     "page-cache": send_page,
+    "dentries": send_names,
 }
 RECEIVERS: dict[str, Callable[[], float]] = {
     "locks": receive_locks,
@@ -592,6 +621,7 @@ RECEIVERS: dict[str, Callable[[], float]] = {
     "atime": receive_atime,
     "inodes": receive_inodes,
     "page-cache": receive_page,
+    "dentries": receive_names,
 }
 # Where in its slot the receiver looks: after the sender has begun, before it stops.
 LOOK_AT = {"cpu": 0.2, "futex": 0.2}

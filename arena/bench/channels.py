@@ -55,6 +55,7 @@ KINDS: dict[str, tuple[str, bool]] = {
     "cpu": ("the receiver's own speed (CPU contention)", False),
     "inodes": ("pipes' inode numbers: one counter for the machine", False),
     "page-cache": ("a system file's page cache (a read's time; a page once)", False),
+    "dentries": ("names looked up in a system directory (a lookup's time; a name once)", False),
 }
 # The shortest slot an open class is measured at: its receiver's own work in a slot.
 MIN_SLOT_MS = {"inodes": 100.0}
