@@ -651,7 +651,7 @@ def send() -> None:
             begin, end = START + slot * SLOT, START + (slot + 1) * SLOT
             wait_until(begin)
             _slot_index[0] = slot
-            if time.time() > begin + SLOT * 0.25:
+            if time.time() > begin + SLOT * 0.5:  # the receiver looks at 0.6: it would miss
                 LATE[kind] += 1
             if bit == "1" and time.time() < end - SLOT * 0.25:  # never past its slot
                 SENDERS[kind](end - SLOT * 0.05)
@@ -670,7 +670,7 @@ def receive() -> None:
             begin = START + (kind_index * len(BITS) + index) * SLOT
             look = LOOK_AT.get(kind, 0.6)
             wait_until(begin + SLOT * look)
-            if time.time() > begin + SLOT * (look + 0.2):
+            if time.time() > begin + SLOT * (look + 0.3):  # near the sender's end
                 LATE[kind] += 1
             _slot_index[0] = kind_index * len(BITS) + index
             values.append(RECEIVERS[kind]())
