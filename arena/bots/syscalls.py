@@ -290,7 +290,7 @@ SEAT: Final[tuple[Allowed, ...]] = (
     Allowed("access", "file permissions"),
     Allowed("faccessat", "file permissions"),
     Allowed("faccessat2", "file permissions"),
-    Allowed("readlink", "links (/proc/self/exe)"),
+    Allowed("readlink", "links (a virtualenv's python, the system's alternatives)"),
     Allowed("readlinkat", "links"),
     Allowed("getdents64", "list a directory"),
     Allowed("getcwd", "the working directory"),
