@@ -14,13 +14,14 @@ how the kernel answered it: ``ok`` or the error's name), which says what was ref
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import fcntl
+import itertools
 import json
 import mmap
 import os
 import re
+import socket
 import struct
 import threading
 import time
@@ -32,12 +33,18 @@ KINDS = [k for k in os.environ.get("CH_KINDS", "sysinfo-procs").split(",") if k]
 START = float(os.environ.get("CH_START", "0"))
 SLOT = float(os.environ.get("CH_SLOT_MS", "50")) / 1000
 BITS = os.environ.get("CH_BITS", "")
-THREADS = 40  # what the sender adds to the machine's thread count for a 1
-MEMORY = 256 * 1024 * 1024  # what it allocates and touches for a 1
+THREADS = 16  # what the sender adds to the machine's thread count for a 1
+MEMORY = 32 * 1024 * 1024  # what it allocates and touches for a 1 (in a slot's time)
 SHARED = Path("/etc/passwd")  # a file every seat can read: one inode for all
 HIGH = 1 << 32  # set in a 32-bit argument: the kernel ignores it, a filter must too
-LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+# glibc by its soname: find_library runs ldconfig, which can take seconds on a busy machine
+# (and a late sender sends nothing).
+LIBC = ctypes.CDLL("libc.so.6", use_errno=True)
 LIBC.syscall.restype = ctypes.c_long
+LIBC.mmap.restype = ctypes.c_void_p
+LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+LIBC.mmap.argtypes += [ctypes.c_int, ctypes.c_long]
+LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 SYS_FUTEX, SYS_FUTEX_WAITV, SYS_FUTEX_WAKE, SYS_SYSINFO, SYS_FCNTL = 202, 449, 454, 99, 72
 FUTEX_WAIT, FUTEX_WAKE, FUTEX2_SIZE_U32 = 0, 1, 2
 F_OFD_GETLK, F_OFD_SETLK = 36, 37
@@ -167,24 +174,27 @@ def _lines(path: str) -> int:
 
 # --- futexes on a file every seat maps -------------------------------------------------
 
-_mapping: mmap.mmap | None = None
+_word: list[int] = []  # the address of the shared file's first word, once mapped
+
+
+def map_file(path: Path, length: int, offset: int = 0) -> int:
+    """The address of ``length`` bytes of ``path`` from ``offset``, mapped shared and
+    read-only (mmap through libc: ctypes takes no address of a read-only Python mmap)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = LIBC.mmap(None, length, mmap.PROT_READ, mmap.MAP_SHARED, fd, offset)
+    finally:
+        os.close(fd)
+    if address in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), f"mmap of {path}")
+    return int(address)
 
 
 def _shared_word() -> tuple[ctypes.c_void_p, int]:
     """A word of the shared file, mapped shared and read-only, and its value."""
-    global _mapping
-    if _mapping is None:
-        with SHARED.open("rb") as source:
-            _mapping = mmap.mmap(source.fileno(), 0, mmap.MAP_SHARED, mmap.PROT_READ)
-    return ctypes.c_void_p(_address()), struct.unpack("I", _mapping[:4])[0]
-
-
-def _address() -> int:
-    """Where the shared file is mapped (ctypes takes no address of a read-only buffer)."""
-    for line in Path("/proc/self/maps").read_text().splitlines():
-        if line.endswith(str(SHARED)):
-            return int(line.split("-")[0], 16)
-    raise OSError(errno.ENOENT, "the shared file is not mapped")
+    if not _word:
+        _word.append(map_file(SHARED, 4096))
+    return ctypes.c_void_p(_word[0]), ctypes.c_uint32.from_address(_word[0]).value
 
 
 def send_futex(end: float) -> None:
@@ -294,6 +304,291 @@ def receive_cpu() -> float:
     return float(spin_until(begin + SLOT * 0.6))
 
 
+# --- machine-wide counters and allocators a seat's own objects are numbered from ---------
+
+SYS_CLONE, CLONE_PIDFD, SIGCHLD = 56, 0x1000, 17
+SO_COOKIE, SO_PEERPIDFD = 57, 77
+PIPES = 1100  # more than a CPU's batch of inode numbers (1024): the receiver sees a refill
+COOKIES = 64  # the receiver's sockets in a slot (cookies come in per-CPU batches too)
+
+
+def _errno_of(error: OSError) -> str:
+    return errno.errorcode.get(error.errno or 0, str(error.errno))
+
+
+def pipe_inodes(count: int) -> list[int]:
+    """The inode numbers of ``count`` new pipes (pipefs numbers them from the machine's one
+    counter, handed to each CPU in batches of 1024)."""
+    found = []
+    for _ in range(count):
+        read, write = os.pipe()
+        found.append(os.fstat(read).st_ino)
+        os.close(read)
+        os.close(write)
+    return found
+
+
+def send_inodes(end: float) -> None:
+    while time.time() < end - 0.002:
+        pipe_inodes(16)
+
+
+def receive_inodes() -> float:
+    """How many inode numbers others took while the receiver made its pipes: the gaps
+    between its consecutive pipes' numbers (a CPU's batch refilled after others took
+    theirs, or another process on its CPU taking numbers from its batch)."""
+    numbers = pipe_inodes(PIPES)
+    return float(sum(b - a - 1 for a, b in itertools.pairwise(numbers) if b > a))
+
+
+def pidfd_inode() -> int:
+    """The inode number of a new child's pidfd (pidfs numbers them from one machine-wide
+    counter), or -errno when clone(CLONE_PIDFD) is refused."""
+    fd = ctypes.c_int(-1)
+    flags = ctypes.c_ulong(CLONE_PIDFD | SIGCHLD)
+    null = ctypes.c_void_p(0)
+    pid = syscall("clone CLONE_PIDFD", SYS_CLONE, flags, null, ctypes.byref(fd), null, null)
+    if pid == 0:
+        os._exit(0)
+    if pid < 0:
+        return pid
+    try:
+        return os.fstat(fd.value).st_ino
+    finally:
+        os.close(fd.value)
+        os.waitpid(pid, 0)
+
+
+def socket_option(name: str, option: int, form: str) -> int:
+    """Option ``option`` (SOL_SOCKET) of a new socket pair's first end, noted under
+    ``name``; -errno when it is refused."""
+    first, second = socket.socketpair()
+    try:
+        size = struct.calcsize(form)
+        value = int(struct.unpack(form, first.getsockopt(socket.SOL_SOCKET, option, size))[0])
+        note(name, "ok")
+        return value
+    except OSError as error:
+        note(name, _errno_of(error))
+        return -(error.errno or 0)
+    finally:
+        first.close()
+        second.close()
+
+
+def peer_pidfd() -> int:
+    """SO_PEERPIDFD: a pidfd without clone (closed at once); -errno when refused."""
+    fd = socket_option("SO_PEERPIDFD", SO_PEERPIDFD, "i")
+    if fd >= 0:
+        os.close(fd)
+    return fd
+
+
+def send_pidfds(end: float) -> None:
+    for _ in range(8):  # a clone of this process takes milliseconds
+        if time.time() > end - 0.005:
+            break
+        pidfd_inode()
+        peer_pidfd()
+
+
+_last_pidfd: list[int] = []
+
+
+def receive_pidfds() -> float:
+    """How far the machine's pidfd counter moved since the receiver's last pidfd."""
+    number = pidfd_inode()
+    if number < 0:
+        return float(number)
+    moved = number - _last_pidfd[-1] if _last_pidfd else 0
+    _last_pidfd[:] = [number]
+    return float(moved)
+
+
+def socket_cookie() -> int:
+    """A new socket's cookie (numbered from the machine's one counter when first asked
+    for), or -errno when SO_COOKIE is refused."""
+    return socket_option("SO_COOKIE", SO_COOKIE, "Q")
+
+
+def send_cookies(end: float) -> None:
+    while time.time() < end - 0.002:
+        for _ in range(16):
+            socket_cookie()
+
+
+def receive_cookies() -> float:
+    """The gaps between the cookies of the receiver's consecutive sockets."""
+    cookies = [socket_cookie() for _ in range(COOKIES)]
+    if cookies[0] < 0:
+        return float(cookies[0])
+    return float(sum(b - a - 1 for a, b in itertools.pairwise(cookies) if b > a))
+
+
+EVENTFDS = 16  # the allocator hands out the lowest free numbers: a few move the receiver's
+
+
+def send_eventfds(end: float) -> None:
+    held = [os.eventfd(0) for _ in range(EVENTFDS)]
+    wait_until(end)
+    for fd in held:
+        os.close(fd)
+
+
+def receive_eventfd_id() -> float:
+    """A new eventfd's number from the machine's one allocator (the lowest free), as its
+    /proc/self/fdinfo tells; -errno where that cannot be read."""
+    fd = os.eventfd(0)
+    try:
+        for line in Path(f"/proc/self/fdinfo/{fd}").read_text().splitlines():
+            if line.startswith("eventfd-id:"):
+                note("fdinfo", "ok")
+                return float(line.split()[1])
+        return -1.0
+    except OSError as error:
+        note("fdinfo", _errno_of(error))
+        return -float(error.errno or 0)
+    finally:
+        os.close(fd)
+
+
+# --- pages of a system file both seats map, and the page cache -------------------------
+
+PAGE = 4096
+MAPPED_PAGES = 16
+
+
+def big_file() -> Path:
+    """The large system file both ends use (``CH_FILE``, chosen by the arena: few other
+    processes read or map all of it); a small one that every seat can read without it."""
+    return Path(os.environ.get("CH_FILE", str(SHARED)))
+
+
+def _touch(address: int, pages: int) -> int:
+    return sum(ctypes.c_char.from_address(address + i * PAGE).value[0] for i in range(pages))
+
+
+def send_mapped(end: float) -> None:
+    address = map_file(big_file(), MAPPED_PAGES * PAGE)
+    _touch(address, MAPPED_PAGES)
+    note("mmap of a system file", "ok")
+    wait_until(end)
+    LIBC.munmap(address, MAPPED_PAGES * PAGE)
+
+
+def _mapping_figures(path: Path) -> float:
+    """What the receiver's own /proc tells of its mapping of ``path``: smaps' shared pages
+    (another process maps them), numa_maps' highest map count, pagemap's pages mapped by it
+    alone; -errno where none of that can be read."""
+    total = 0.0
+    try:
+        lines = Path("/proc/self/smaps").read_text().splitlines()
+        note("smaps", "ok")
+        inside = False
+        for line in lines:
+            if not line[:1].isupper() or "-" in line.split()[0]:
+                inside = line.endswith(str(path))
+            elif inside and line.startswith("Shared_Clean:"):
+                total += int(line.split()[1])
+        for line in Path("/proc/self/numa_maps").read_text().splitlines():
+            if line.endswith(str(path)) or f" file={path} " in f"{line} ":
+                counts = [t for t in line.split() if t.startswith("mapmax=")]
+                total += 1000 * int(counts[0].removeprefix("mapmax=")) if counts else 1000
+    except OSError as error:
+        note("smaps", _errno_of(error))
+        return -float(error.errno or 0)
+    return total
+
+
+def receive_mapped() -> float:
+    path = big_file()
+    address = map_file(path, MAPPED_PAGES * PAGE)
+    try:
+        _touch(address, MAPPED_PAGES)
+        return _mapping_figures(path)
+    finally:
+        LIBC.munmap(address, MAPPED_PAGES * PAGE)
+
+
+STRIDE = 64 * 1024  # a random read reads no further ahead: one page (region) per slot
+
+
+def _page_of_slot(path: Path) -> int:
+    """Where this slot's page lies: a region of the big file chosen by the run's start time
+    (so that each run finds pages no earlier run read), one stride per slot."""
+    size = max(path.stat().st_size, STRIDE)
+    slots = max(size // STRIDE, 1)
+    index = (int(START * 1000) + _slot_index[0]) % slots
+    return index * STRIDE
+
+
+_slot_index = [0]
+
+
+def send_page(end: float) -> None:
+    """Read one byte of this slot's page: the page cache now holds it."""
+    path = big_file()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.pread(fd, 1, _page_of_slot(path))
+    finally:
+        os.close(fd)
+
+
+def receive_page() -> float:
+    """How long the receiver's own first read of this slot's page takes, in microseconds:
+    short where the page was cached (the sender read it), long where it came from disk."""
+    path = big_file()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        begin = time.perf_counter_ns()
+        os.pread(fd, 1, _page_of_slot(path))
+        return (time.perf_counter_ns() - begin) / 1000
+    finally:
+        os.close(fd)
+
+
+NAMES = 8  # names looked up a slot
+
+
+def _names_of_slot() -> list[Path]:
+    """Names no file has in the big file's directory, new to this run and slot."""
+    stem = f".arena-channel-{int(START * 1000)}-{_slot_index[0]}"
+    return [big_file().parent / f"{stem}-{i}" for i in range(NAMES)]
+
+
+def _lookup_ns(path: Path) -> int:
+    begin = time.perf_counter_ns()
+    os.path.lexists(path)
+    return time.perf_counter_ns() - begin
+
+
+def send_names(end: float) -> None:
+    """Look up names that do not exist: the kernel remembers each miss (a negative dentry)
+    for every process on the machine."""
+    for path in _names_of_slot():
+        _lookup_ns(path)
+
+
+def receive_names() -> float:
+    """How long the receiver's own lookups of this slot's names take, median, in ns: short
+    where the kernel remembered the miss (the sender looked them up first)."""
+    return float(sorted(_lookup_ns(path) for path in _names_of_slot())[NAMES // 2])
+
+
+def send_atime(end: float) -> None:
+    """Read a system file's first page (on a read-only mount, which never sets its access
+    time)."""
+    with big_file().open("rb") as source:
+        source.read(PAGE)
+    note("read of a system file", "ok")
+
+
+def receive_atime() -> float:
+    info = big_file().stat()
+    return float(info.st_atime_ns ^ info.st_ctime_ns ^ info.st_mtime_ns)
+
+
 SENDERS: dict[str, Callable[[float], object]] = {
     "locks": send_locks,
     "futex": send_futex,
@@ -302,6 +597,14 @@ SENDERS: dict[str, Callable[[float], object]] = {
     "sysinfo-memory": memory_until,
     "sysinfo-loads": spin_until,
     "cpu": spin_until,
+    "pidfd": send_pidfds,
+    "cookie": send_cookies,
+    "eventfd-id": send_eventfds,
+    "mapped": send_mapped,
+    "atime": send_atime,
+    "inodes": send_inodes,
+    "page-cache": send_page,
+    "dentries": send_names,
 }
 RECEIVERS: dict[str, Callable[[], float]] = {
     "locks": receive_locks,
@@ -311,32 +614,69 @@ RECEIVERS: dict[str, Callable[[], float]] = {
     "sysinfo-memory": _sysinfo_field(lambda info: info.freeram * info.mem_unit),
     "sysinfo-loads": _sysinfo_field(lambda info: info.loads[0]),
     "cpu": receive_cpu,
+    "pidfd": receive_pidfds,
+    "cookie": receive_cookies,
+    "eventfd-id": receive_eventfd_id,
+    "mapped": receive_mapped,
+    "atime": receive_atime,
+    "inodes": receive_inodes,
+    "page-cache": receive_page,
+    "dentries": receive_names,
 }
 # Where in its slot the receiver looks: after the sender has begun, before it stops.
 LOOK_AT = {"cpu": 0.2, "futex": 0.2}
 
 
+# What an end does once before the first slot: read the pages it maps from disk now.
+PREPARE: dict[str, Callable[[], object]] = {"mapped": lambda: send_mapped(0.0)}
+
+
+def prepare() -> None:
+    """Every kind's preparation, then one ``CH-READY`` line: how long after the first slot's
+    start this end was ready (above 0: it missed slots, and the figures mean nothing)."""
+    for kind in KINDS:
+        PREPARE.get(kind, lambda: None)()
+    print(f"CH-READY {time.time() - START:.3f}", flush=True)
+
+
+LATE: dict[str, int] = {}  # kind -> the slots this end reached too late to act in
+
+
 def send() -> None:
+    prepare()
     for kind_index, kind in enumerate(KINDS):
+        LATE[kind] = 0
         for index, bit in enumerate(BITS):
             slot = kind_index * len(BITS) + index
             begin, end = START + slot * SLOT, START + (slot + 1) * SLOT
             wait_until(begin)
-            if bit == "1":
+            _slot_index[0] = slot
+            if time.time() > begin + SLOT * 0.5:  # the receiver looks at 0.6: it would miss
+                LATE[kind] += 1
+            if bit == "1" and time.time() < end - SLOT * 0.25:  # never past its slot
                 SENDERS[kind](end - SLOT * 0.05)
-        print("CH-CALLS " + json.dumps(CALLS), flush=True)  # after each kind: it may be late
+        # After each kind: an end that runs late may be stopped before the last.
+        print("CH-CALLS " + json.dumps(CALLS), flush=True)
+        print("CH-LATE " + json.dumps(LATE), flush=True)
 
 
 def receive() -> None:
+    prepare()
     seen: dict[str, list[float]] = {}
     for kind_index, kind in enumerate(KINDS):
         values = seen.setdefault(kind, [])
+        LATE[kind] = 0
         for index in range(len(BITS)):
             begin = START + (kind_index * len(BITS) + index) * SLOT
-            wait_until(begin + SLOT * LOOK_AT.get(kind, 0.6))
+            look = LOOK_AT.get(kind, 0.6)
+            wait_until(begin + SLOT * look)
+            if time.time() > begin + SLOT * (look + 0.3):  # near the sender's end
+                LATE[kind] += 1
+            _slot_index[0] = kind_index * len(BITS) + index
             values.append(RECEIVERS[kind]())
     print("CH-RESULT " + json.dumps(seen), flush=True)
     print("CH-CALLS " + json.dumps(CALLS), flush=True)
+    print("CH-LATE " + json.dumps(LATE), flush=True)
 
 
 if __name__ == "__main__":

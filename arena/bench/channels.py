@@ -21,8 +21,11 @@ that depends on its table, so the two should agree.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
+import mmap
+import os
 import random
 import shutil
 import sys
@@ -30,6 +33,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.bots import BotSpec, Limits, start_bot
 from arena.bots.sandbox import Sandbox, runtime_paths, sandbox_problem
@@ -43,14 +47,78 @@ KINDS: dict[str, tuple[str, bool]] = {
     "sysinfo-procs": ("the machine's thread count (sysinfo)", True),
     "sysinfo-memory": ("the machine's free memory (sysinfo)", True),
     "sysinfo-loads": ("the machine's load (sysinfo)", True),
+    "pidfd": ("pidfds' inode numbers: clone's CLONE_PIDFD, SO_PEERPIDFD", True),
+    "cookie": ("sockets' cookies (SO_COOKIE): one counter for the machine", True),
+    "eventfd-id": ("eventfds' numbers (/proc/self/fdinfo): one allocator for the machine", True),
+    "mapped": ("who else maps a system file's pages (/proc/self/smaps, numa_maps)", True),
+    "atime": ("a system file's access time", True),
     "cpu": ("the receiver's own speed (CPU contention)", False),
+    "inodes": ("pipes' inode numbers: one counter for the machine", False),
+    "page-cache": ("a system file's page cache (a read's time; a page once)", False),
+    "dentries": ("names looked up in a system directory (a lookup's time; a name once)", False),
 }
+# The shortest slot an open class is measured at: its receiver's own work in a slot.
+MIN_SLOT_MS = {"inodes": 100.0}
 CLOSED = [kind for kind, (_, closed) in KINDS.items() if closed]
 SCOPES = ("partners", "tables")
 HAND_BITS = math.log2(math.comb(53, 9))  # a hand of nine cards of 53 (R3.2)
 DECISION_S = 1.0  # a decision's time limit (TableSettings): what a partner may wait for
-_SETTLE_S = 2.5  # from launch to the first slot: both seats started and settled
+_SETTLE_S = 5.0  # from launch to the first slot: both seats started, prepared and settled
 CLOSED_SLOT_MS = 30.0  # long enough for the receiver to read every /proc file in a slot
+# Where the probe finds a large system file (page cache, mappings): the largest file of the
+# first of these directories that has one.
+BIG_FILE_DIRS = (
+    Path("/usr/lib/x86_64-linux-gnu"),
+    Path("/usr/lib/aarch64-linux-gnu"),
+    Path("/usr/lib64"),
+    Path("/usr/lib"),
+    Path("/usr/bin"),
+)
+
+
+def big_file() -> Path | None:
+    """A large system file every seat can read, of which the page cache holds little: of the
+    largest few files of the first of ``BIG_FILE_DIRS`` that has files, the one with the
+    fewest of its pages cached (few other processes read or map it)."""
+    for directory in BIG_FILE_DIRS:
+        try:
+            files = [(e.stat().st_size, e.path) for e in os.scandir(directory) if e.is_file()]
+        except OSError:
+            continue
+        if files:
+            largest = [Path(path) for _, path in sorted(files, reverse=True)[:_BIG_FILES]]
+            return min(largest, key=_cached_share)
+    return None
+
+
+_BIG_FILES = 8
+_LIBC = ctypes.CDLL("libc.so.6", use_errno=True)
+_LIBC.mmap.restype = ctypes.c_void_p
+_LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+_LIBC.mmap.argtypes += [ctypes.c_int, ctypes.c_long]
+_LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_LIBC.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+
+
+def _cached_share(path: Path) -> float:
+    """The share of ``path``'s pages in the page cache (mincore, here in the arena; a seat
+    may not ask), 1.0 where it cannot be told."""
+    size = path.stat().st_size
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = _LIBC.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    finally:
+        os.close(fd)
+    if address in (None, ctypes.c_void_p(-1).value):
+        return 1.0
+    try:
+        vector = ctypes.create_string_buffer(pages)
+        if _LIBC.mincore(address, size, vector) != 0:
+            return 1.0
+        return sum(byte & 1 for byte in vector.raw) / max(pages, 1)
+    finally:
+        _LIBC.munmap(address, size)
 
 
 @dataclass(frozen=True)
@@ -62,6 +130,8 @@ class ChannelFigure:
     errors: int
     distinct: int  # how many different values the receiver saw
     calls: dict[str, str] = field(default_factory=dict)  # call -> the kernel's answer
+    late_s: float = 0.0  # how late the later end was ready for the first slot (0: in time)
+    late_slots: int = 0  # slots the later end reached too late to act in (a busy machine)
 
     @property
     def closed(self) -> bool:
@@ -87,13 +157,29 @@ class ChannelFigure:
 
     @property
     def leaks(self) -> bool:
-        """A closed class that showed the receiver more than one value."""
-        return self.closed and self.distinct > 1
+        """A closed class that showed the receiver more than one value, or that could not be
+        measured (an end was late: no claim that it carries nothing)."""
+        return self.closed and (self.distinct > 1 or not self.measured)
+
+    @property
+    def measured(self) -> bool:
+        """Both ends were ready in time and acted in at least three slots of four."""
+        return self.late_s == 0 and self.late_slots * 4 <= self.bits
 
     def line(self) -> str:
         head = f"{self.kind} ({KINDS[self.kind][0]}), {self.scope}, {self.slot_ms:g} ms slots: "
+        if math.isinf(self.late_s):
+            return head + "not measured: an end never said it was ready"
+        if self.late_s > 0:
+            return head + f"not measured: an end was ready {self.late_s:.1f} s after the first slot"
+        if not self.measured:
+            return (
+                head + f"not measured: the ends were late in {self.late_slots} of {self.bits} slots"
+            )
         if self.closed and not self.leaks:
-            return head + f"closed, the receiver saw one value in all {self.bits} slots"
+            return (
+                head + f"closed, the receiver saw one value in all {self.bits} slots" + self._late()
+            )
         verdict = "LEAKS (a closed class): " if self.leaks else ""
         return (
             head
@@ -103,7 +189,11 @@ class ChannelFigure:
                 f"({self.errors} of {self.bits}), {self.distinct} values seen, "
                 f"capacity {self.capacity:.1f} bits/s"
             )
+            + self._late()
         )
+
+    def _late(self) -> str:
+        return f" ({self.late_slots} slots late)" if self.late_slots else ""
 
     def refused(self) -> str:
         """The calls the kernel refused to either end, with its answers."""
@@ -114,12 +204,13 @@ class ChannelFigure:
 
 
 def _decode(seen: list[float]) -> list[int]:
-    """Two clusters (the sender's 0s and 1s), split where the sorted values jump most."""
+    """The sender's 0s and 1s as the receiver tells them apart: its values above their
+    median. The sent bits are random, about half of them 1s, so the median sits between the
+    two clusters wherever a signal separates them, and a few outliers do not move it (as
+    they would move a split at the widest gap)."""
     ordered = sorted(seen)
-    gaps = [(ordered[i + 1] - ordered[i], i) for i in range(len(ordered) - 1)]
-    _, at = max(gaps) if gaps else (0.0, 0)
-    threshold = (ordered[at] + ordered[at + 1]) / 2 if gaps else ordered[0]
-    return [1 if value > threshold else 0 for value in seen]
+    median = ordered[(len(ordered) - 1) // 2]
+    return [1 if value > median else 0 for value in seen]
 
 
 def _probe_spec(root: Path, name: str) -> BotSpec:
@@ -136,7 +227,7 @@ def _probe_spec(root: Path, name: str) -> BotSpec:
     )
 
 
-def _lines(log: Path, prefix: str) -> list[dict[str, object]]:
+def _lines(log: Path, prefix: str) -> list[Any]:
     text = log.read_text(errors="replace") if log.exists() else ""
     return [
         json.loads(line.removeprefix(prefix))
@@ -162,6 +253,9 @@ def measure(
             "CH_SLOT_MS": repr(slot_ms),
             "CH_BITS": "".join(map(str, sent)),
         }
+        found = big_file()
+        if found is not None:
+            env["CH_FILE"] = str(found)
         processes = [
             start_bot(
                 spec,
@@ -180,6 +274,13 @@ def measure(
             process.stop(grace=0.0)
         results = _lines(root / "receive.log", "CH-RESULT ")
         calls: dict[str, str] = {}
+        ready = [_lines(root / f"{role}.log", "CH-READY ") for role in ("send", "receive")]
+        late_slots: dict[str, int] = {}
+        for role in ("send", "receive"):
+            for found in _lines(root / f"{role}.log", "CH-LATE "):
+                for kind, count in found.items():
+                    late_slots[f"{role} {kind}"] = int(count)
+        late = max((float(r[0]) for r in ready if r), default=math.inf)
         for role in ("send", "receive"):
             for found in _lines(root / f"{role}.log", "CH-CALLS "):
                 calls |= {str(k): str(v) for k, v in found.items()}
@@ -189,12 +290,18 @@ def measure(
         values = seen.get(kind)
         if not isinstance(values, list) or len(values) != bits:
             # Nothing received: a coin, and no claim that the class is closed.
-            figures.append(ChannelFigure(kind, scope, slot_ms, bits, bits // 2, 2, calls))
+            figures.append(
+                ChannelFigure(kind, scope, slot_ms, bits, bits // 2, 2, calls, max(late, 0.0))
+            )
             continue
+        slots_late = max(late_slots.get(f"{role} {kind}", 0) for role in ("send", "receive"))
         received = _decode([float(v) for v in values])
         errors = sum(a != b for a, b in zip(sent, received, strict=True))
         distinct = len(set(values))
-        figures.append(ChannelFigure(kind, scope, slot_ms, bits, errors, distinct, calls))
+        late_s = max(late, 0.0) if all(ready) else math.inf
+        figures.append(
+            ChannelFigure(kind, scope, slot_ms, bits, errors, distinct, calls, late_s, slots_late)
+        )
     return figures
 
 
@@ -212,8 +319,9 @@ class ChannelsReport:
             said = [f for f in self.figures if f.scope == scope and f.closed]
             if said:
                 out.append(f"refused ({scope}): {said[0].refused()}")
-        best = max(self.figures, key=lambda f: f.capacity)
-        if best.capacity > 0:
+        measured = [figure for figure in self.figures if figure.measured]
+        best = max(measured, key=lambda f: f.capacity, default=None)
+        if best is not None and best.capacity > 0:
             seconds = HAND_BITS / best.capacity
             out.append(
                 f"best: {best.kind} at {best.capacity:.1f} bits/s: a hand ({HAND_BITS:.1f} bits) "
@@ -223,7 +331,10 @@ class ChannelsReport:
         else:
             out.append("best: nothing crosses")
         for figure in self.leaks:
-            out.append(f"a closed class carries something: {figure.kind} ({figure.scope})")
+            out.append(
+                f"a closed class carries something (or went unmeasured): {figure.kind} "
+                f"({figure.scope})"
+            )
         return out
 
 
@@ -245,5 +356,6 @@ def bench_channels(
     for kind in chosen:
         if not KINDS[kind][1]:
             for slot in slots_ms:
-                figures += measure([kind], slot, bits, rng)
+                if slot >= MIN_SLOT_MS.get(kind, 0.0):
+                    figures += measure([kind], slot, bits, rng)
     return ChannelsReport(figures)

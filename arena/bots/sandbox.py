@@ -5,9 +5,9 @@ size-capped tmpfs, gone when the bot ends), its own code read-only (a seat's pri
 of it: no file of it is shared with another seat), the system read-only (``/usr``,
 ``/etc``, ...), what bots run on read-only (this Python's prefixes, the installed
 ``arena`` package, the contract's ``proto/``), a private ``/tmp`` and ``/dev/shm`` (capped
-the same way), a minimal ``/dev``, the ``/proc`` of its own PID namespace (without the
-files that count what the whole machine does, and without the kernel's key lists), and
-the referee socket of its own seat. No network (its own empty network namespace), no
+the same way), a minimal ``/dev``, a ``/proc`` of a few snapshots (``PROC_SHOWN``: no
+procfs, so no process's files, its own included), and the referee socket of its own seat.
+Its processes have a PID namespace of their own. No network (its own empty network namespace), no
 capabilities, no ``/sys`` (other bots' cgroup files there would be a channel between
 partners), nothing of other seats, other matches, the results database, the registry or
 logs. Every bot process runs under the seccomp filter of ``arena.bots.seccomp`` and, when
@@ -59,21 +59,20 @@ SYSTEM_PATHS = tuple(
 MASKED_FILES = tuple(
     Path(p) for p in ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-")
 )
-# /proc by allowlist: a seat sees its own processes (its PID namespace's) and these machine
-# files, each a snapshot taken once by the arena (or made from the seat's own limits), so
-# nothing a seat reads there changes while bots run. Every other top-level entry of the
-# real /proc, listed when the sandbox is built (so one a later kernel adds is hidden too),
-# is masked: /proc/locks (every lock on the machine), uptime (idle time), loadavg, stat,
-# meminfo's live figures, pressure, the kernel's key lists and the rest.
+# /proc by allowlist: a seat's /proc is a read-only tmpfs holding these machine files only,
+# each a snapshot taken once by the arena (or made from the seat's own limits), so nothing a
+# seat reads there changes while bots run. No procfs at all: its per-process files tell of
+# the whole machine, and a sandbox cannot hide one file in every process's directory
+# (/proc/self/smaps, numa_maps and pagemap say whether another process on the machine maps a
+# page of a system file; fdinfo shows an eventfd's number from a machine-wide allocator,
+# stat the CPU a process last ran on, status its context switches, net/ machine-wide socket
+# figures). Everything else of the real /proc (locks, uptime, loadavg, stat, pressure, the
+# kernel's key lists, and each process's directory, /proc/self included) does not exist.
 PROC_SHOWN = {
-    "self": "a process's own files (/proc/self/exe, maps, status, fd): every runtime",
-    "thread-self": "a thread's own files",
-    "mounts": "a link to self/mounts: what is mounted in its own sandbox",
-    "net": "a link to self/net: its own, empty network namespace",
     "cpuinfo": "a snapshot: the CPU's model and features (Node's os.cpus, the JVM)",
     "meminfo": "made from the seat's memory limit: Node sizes its heap by MemTotal",
     "filesystems": "a snapshot: the filesystems the kernel knows (libmount, libselinux)",
-    "sys": "a snapshot of the few settings runtimes read (PROC_SYS_SHOWN); the rest masked",
+    "sys": "a snapshot of the few settings runtimes read (PROC_SYS_SHOWN); nothing else",
 }
 # Settings under /proc/sys a runtime reads, set by root only, snapshot when the arena starts.
 PROC_SYS_SHOWN = {
@@ -92,6 +91,7 @@ TRUSTED_LINE = (
     "to each other and to the arena"
 )
 _PROBE_TIMEOUT_S = 10.0
+_PROC_TMPFS_BYTES = 64 * 1024  # /proc holds mount points only: the snapshots are bound
 
 
 class SandboxUnavailableError(RuntimeError):
@@ -260,34 +260,21 @@ def _snapshot(source: Path, target: Path) -> None:
 
 
 def _proc_allowlist(memory_bytes: int | None) -> list[str]:
-    """bwrap options that leave, of the sandbox's fresh /proc, its own processes and
-    ``PROC_SHOWN`` (snapshots bound over the live files), and mask every other top-level
-    entry found in the real /proc now: a file by /dev/null (opening it fails), a directory
-    by an empty read-only tmpfs."""
+    """bwrap options that make the sandbox's /proc a read-only tmpfs holding ``PROC_SHOWN``
+    (snapshots bound file by file) and nothing else: no procfs, so no process's files."""
     shown = machine_files(memory_bytes)
-    args: list[str] = []
-    for name in sorted(os.listdir("/proc")):
-        path = Path("/proc") / name
-        if name.isdigit() or (name in PROC_SHOWN and path.is_symlink()):
-            continue  # its own processes (its PID namespace's), and links into them
-        if name == "sys":
-            args += ["--tmpfs", str(path)]
-            made: set[Path] = set()
-            for rel in PROC_SYS_SHOWN:
-                if (shown / "sys" / rel).is_file():
-                    for parent in reversed((path / rel).parents[: len(Path(rel).parents) - 1]):
-                        if parent not in made:  # traversable by the bot's own user
-                            args += ["--perms", "0755", "--dir", str(parent)]
-                            made.add(parent)
-                    args += ["--ro-bind", str(shown / "sys" / rel), str(path / rel)]
-            args += ["--remount-ro", str(path)]
-        elif name in PROC_SHOWN and (shown / name).is_file():
-            args += ["--ro-bind", str(shown / name), str(path)]
-        elif path.is_dir() and not path.is_symlink():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        else:
-            args += ["--ro-bind", "/dev/null", str(path)]
-    return args
+    args = ["--perms", "0755", "--size", str(_PROC_TMPFS_BYTES), "--tmpfs", "/proc"]
+    made: set[Path] = set()
+    files = [name for name in PROC_SHOWN if name != "sys"] + [f"sys/{r}" for r in PROC_SYS_SHOWN]
+    for rel in files:
+        if not (shown / rel).is_file():
+            continue
+        for parent in reversed(Path(rel).parents[:-1]):  # traversable by the bot's own user
+            if parent not in made:
+                args += ["--perms", "0755", "--dir", str(Path("/proc") / parent)]
+                made.add(parent)
+        args += ["--ro-bind", str(shown / rel), str(Path("/proc") / rel)]
+    return [*args, "--remount-ro", "/proc"]
 
 
 def _bind_ro(path: Path) -> list[str]:
@@ -362,7 +349,7 @@ def sandboxed(command: Sequence[str], sandbox: Sandbox) -> list[str]:
     shared = sandbox.uid is not None
     args += ["--dev", "/dev", *_capped_tmpfs(Path("/dev/shm"), size, shared)]
     args += ["--remount-ro", "/dev"]
-    args += ["--proc", "/proc", *_proc_allowlist(sandbox.memory_bytes)]
+    args += _proc_allowlist(sandbox.memory_bytes)
     args += _capped_tmpfs(Path("/tmp"), size, shared)
     args += _capped_tmpfs(WORKDIR, size, shared)
     made: set[Path] = {Path("/tmp"), WORKDIR}

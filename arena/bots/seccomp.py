@@ -89,9 +89,10 @@ def filter_program(build: bool = False) -> bytes:
     for entry in _table(build):
         _add(rules.add_rule, seccomp.ALLOW, entry.name, _conditions(seccomp, entry.only))
     allowed = allowed_names(build)
+    whole = {entry.name for entry in _table(build) if entry.only is None}
     for refusal in REFUSED:
-        if refusal.when is None and refusal.name in allowed:
-            continue  # allowed in this table (a build's): no refusal of the whole call
+        if (refusal.when is None and refusal.name in allowed) or refusal.name in whole:
+            continue  # allowed whole in this table (a build's): no refusal of any part
         action = seccomp.ERRNO(refusal.error)
         _add(rules.add_rule, action, refusal.name, _conditions(seccomp, refusal.when))
     with tempfile.TemporaryFile() as sink:

@@ -65,6 +65,14 @@ FUTEX_WAIT, FUTEX_WAKE, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET = 0, 1, 9, 10
 FUTEX_PRIVATE_FLAG = 128
 FUTEX_OP_AND_PRIVATE = 0x7F | FUTEX_PRIVATE_FLAG  # the command and the private flag
 CLONE_NEW_NAMESPACES = 0x7E02_0000  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+CLONE_PIDFD = 0x1000
+SOL_SOCKET = 1
+SO_DEBUG, SO_REUSEADDR, SO_TYPE, SO_ERROR, SO_BROADCAST, SO_SNDBUF, SO_RCVBUF = 1, 2, 3, 4, 6, 7, 8
+SO_KEEPALIVE, SO_LINGER, SO_REUSEPORT, SO_PASSCRED, SO_PEERCRED = 9, 13, 15, 16, 17
+SO_RCVLOWAT, SO_SNDLOWAT, SO_RCVTIMEO_OLD, SO_SNDTIMEO_OLD = 18, 19, 20, 21
+SO_ACCEPTCONN, SO_MARK, SO_PROTOCOL, SO_DOMAIN = 30, 36, 38, 39
+SO_COOKIE, SO_NETNS_COOKIE, SO_RCVTIMEO_NEW, SO_SNDTIMEO_NEW = 57, 71, 66, 67
+SO_PASSPIDFD, SO_PEERPIDFD = 76, 77
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIONCLEX, FIOCLEX = (
     0x5401,
@@ -89,6 +97,36 @@ POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
 RWF_NOWAIT = 0x8
 S_IFMT, S_IFIFO = 0o170000, 0o010000
 
+# The options of its unix socket a seat may read and set (a unix socket knows only
+# SOL_SOCKET's; TCP_NODELAY and TCP_INQ, which gRPC tries, share their numbers with SO_DEBUG
+# and SO_MARK, which read only the socket's own flags). Not SO_COOKIE (a counter of every
+# socket asked for its cookie on the machine), SO_NETNS_COOKIE, SO_PEERPIDFD or SO_PASSPIDFD
+# (pidfds: REFUSED).
+SOCKET_OPTIONS = (
+    SO_DEBUG,
+    SO_REUSEADDR,
+    SO_TYPE,
+    SO_ERROR,
+    SO_BROADCAST,
+    SO_SNDBUF,
+    SO_RCVBUF,
+    SO_KEEPALIVE,
+    SO_LINGER,
+    SO_REUSEPORT,
+    SO_PASSCRED,
+    SO_PEERCRED,
+    SO_RCVLOWAT,
+    SO_SNDLOWAT,
+    SO_RCVTIMEO_OLD,
+    SO_SNDTIMEO_OLD,
+    SO_ACCEPTCONN,
+    SO_MARK,
+    SO_PROTOCOL,
+    SO_DOMAIN,
+    SO_RCVTIMEO_NEW,
+    SO_SNDTIMEO_NEW,
+)
+
 # What every bot process may do: run a program, its threads and children, its files, its
 # pipes and its seat's unix socket, its clocks and signals, all within its own sandbox.
 SEAT: Final[tuple[Allowed, ...]] = (
@@ -97,8 +135,9 @@ SEAT: Final[tuple[Allowed, ...]] = (
     Allowed("execveat", "fexecve, as execve"),
     Allowed(
         "clone",
-        "threads and processes; never a namespace (any CLONE_NEW* bit refused)",
-        Only(0, (0,), mask=CLONE_NEW_NAMESPACES),
+        "threads and processes; never a namespace (any CLONE_NEW* bit refused), never a "
+        "pidfd (CLONE_PIDFD: a pidfd's inode number counts the pidfds made on the machine)",
+        Only(0, (0,), mask=CLONE_NEW_NAMESPACES | CLONE_PIDFD),
     ),
     Allowed("fork", "a child process"),
     Allowed("vfork", "a child process (posix_spawn, sh)"),
@@ -251,7 +290,7 @@ SEAT: Final[tuple[Allowed, ...]] = (
     Allowed("access", "file permissions"),
     Allowed("faccessat", "file permissions"),
     Allowed("faccessat2", "file permissions"),
-    Allowed("readlink", "links (/proc/self/exe)"),
+    Allowed("readlink", "links (a virtualenv's python, the system's alternatives)"),
     Allowed("readlinkat", "links"),
     Allowed("getdents64", "list a directory"),
     Allowed("getcwd", "the working directory"),
@@ -343,8 +382,8 @@ SEAT: Final[tuple[Allowed, ...]] = (
     Allowed("accept4", "a unix socket of its own"),
     Allowed("getsockname", "its socket"),
     Allowed("getpeername", "its socket"),
-    Allowed("getsockopt", "its socket"),
-    Allowed("setsockopt", "its socket"),
+    Allowed("getsockopt", "its socket's own settings (SOCKET_OPTIONS)", Only(2, SOCKET_OPTIONS)),
+    Allowed("setsockopt", "its socket's own settings (SOCKET_OPTIONS)", Only(2, SOCKET_OPTIONS)),
     Allowed("shutdown", "its socket"),
     Allowed("sendto", "its socket"),
     Allowed("recvfrom", "its socket"),
@@ -388,6 +427,8 @@ BUILD: Final[tuple[Allowed, ...]] = (
         "the network, where the operator allows it (npm, go); netlink for the interfaces",
         Only(0, (AF_INET, AF_INET6, AF_NETLINK)),
     ),
+    Allowed("getsockopt", "the network's sockets, where the operator allows it (npm, go)"),
+    Allowed("setsockopt", "the network's sockets, where the operator allows it (npm, go)"),
     Allowed("sysinfo", "compilers size their memory use by the machine's (gcc, ld)"),
     Allowed(
         "fadvise64",
@@ -455,6 +496,20 @@ REFUSED: Final[tuple[Refused, ...]] = (
         "clone3",
         errno.ENOSYS,
         "its flags live in memory, where a filter cannot look; glibc falls back to clone",
+    ),
+    Refused(
+        "getsockopt",
+        errno.ENOPROTOOPT,
+        "a socket's cookie (a counter of every socket asked for one on the machine), its "
+        "network namespace's, its peer's pidfd (whose inode number counts the machine's "
+        "pidfds); ENOPROTOOPT, an option this socket does not have",
+        Only(2, (SO_COOKIE, SO_NETNS_COOKIE, SO_PEERPIDFD, SO_PASSPIDFD)),
+    ),
+    Refused(
+        "setsockopt",
+        errno.ENOPROTOOPT,
+        "asking for the sender's pidfd with every message (SO_PASSPIDFD), as above",
+        Only(2, (SO_COOKIE, SO_NETNS_COOKIE, SO_PEERPIDFD, SO_PASSPIDFD)),
     ),
     Refused("flock", errno.ENOSYS, "whole-file locks (as fcntl's): Go and Cargo go on without"),
 )

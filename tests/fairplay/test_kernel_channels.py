@@ -1,11 +1,15 @@
 """Partners and later matches cannot share state through the kernel (issue: fair play,
-round two, items 3 and 6; round three, items 1, 2 and 8), with the default options.
+round two, items 3 and 6; round three, items 1, 2 and 8; round four), with the default
+options.
 
 Every class the sandbox closes, between a pair of seats started as the arena starts them
 (``arena bench channels``' probe): locks on a file both can read (every fcntl form with
 its command's upper bits set or not, flock, /proc/locks), futexes on a file both map
-(FUTEX_WAIT, futex_waitv), every machine file /proc shows, and sysinfo's process count,
-free memory and load. The receiver must see one value in every slot, whatever the sender
+(FUTEX_WAIT, futex_waitv), every machine file /proc shows, sysinfo's process count, free
+memory and load (round three); and the machine-wide numbers of round four: pidfds' inode
+numbers (clone's CLONE_PIDFD, SO_PEERPIDFD), sockets' cookies, eventfds' numbers in
+/proc/self/fdinfo, who else maps a system file's pages (/proc/self/smaps, numa_maps) and a
+system file's access time. The receiver must see one value in every slot, whatever the sender
 does: what it would see with no sender at all.
 
 The attacker ``bots/kc_probe`` plays team 0 (seats 0 and 3): seat 0 locks byte ranges of
@@ -103,6 +107,13 @@ def test_no_closed_class_carries_a_bit_between_two_seats(scope: str) -> None:
         assert figure.distinct == 1, figure.line()  # one value: nothing crosses
         assert figure.capacity == 0.0, figure.line()
     calls = figures[0].calls  # how the kernel answered each end's tries
+    # The sender made its calls (only it wakes, asks for a peer's pidfd, maps and reads the
+    # system file), and the kernel refused each that could carry something.
+    assert calls["FUTEX_WAKE"] == calls["FUTEX_WAKE|high"] == "EINVAL", calls
+    assert calls["clone CLONE_PIDFD"] == "ENOSYS", calls  # no pidfd, so no pidfs number
+    assert calls["SO_PEERPIDFD"] == calls["SO_COOKIE"] == "ENOPROTOOPT", calls
+    assert calls["smaps"] == calls["fdinfo"] == "ENOENT", calls  # no procfs: no self
+    assert calls["mmap of a system file"] == calls["read of a system file"] == "ok", calls
     for form in ("F_SETLK", "F_OFD_SETLK", "F_GETLK", "F_OFD_GETLK"):
         assert calls[form] == calls[f"{form}|high"] == "ENOLCK", calls
     assert calls["flock"] == "ENOSYS", calls

@@ -82,10 +82,10 @@ def test_proc_shows_no_other_process_and_no_token(tmp_path: Path) -> None:
     result = play_clean(load_bot(BOTS / "sb_proc"), tmp_path)
     for seat in ATTACKER_SEATS:
         found = report_of(result, seat)
-        assert found["readable"] > 0, found  # it did read /proc: its own entries
         assert found["stolen"] == [], found  # no other seat's token anywhere
-        # Its own PID namespace: the sandbox's init (1) and the bot itself, nothing else.
-        assert max(found["pids"]) <= 3, found
+        # No procfs at all (its own processes' files tell of the machine): no process's
+        # directory, its own included, and so no environ or cmdline to read.
+        assert found["pids"] == [] and found["readable"] == 0, found
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """Attacker `sb_signal`: looks for every process it can signal and SIGKILLs all of them
 (and -1, "everything it may signal"), then plays on. Reports one ``SB-REPORT`` JSON line."""
 
+import ctypes
 import json
 import os
 import signal
@@ -8,6 +9,14 @@ import signal
 from arena.sdk import Bot, run
 
 PID_SCAN = 1 << 16
+LIBC = ctypes.CDLL("libc.so.6", use_errno=True)
+SYS_TGKILL = 234
+
+
+def own_thread(tid: int) -> bool:
+    """Whether ``tid`` is one of this process's threads (gRPC's too): tgkill with signal 0
+    finds it only in this thread group (no /proc/self/task in the sandbox to list them)."""
+    return LIBC.syscall(SYS_TGKILL, os.getpid(), tid, 0) == 0
 
 
 def report(**found: object) -> None:
@@ -16,10 +25,9 @@ def report(**found: object) -> None:
 
 class Attacker(Bot):
     def on_welcome(self, welcome: object) -> None:
-        own = {int(t) for t in os.listdir("/proc/self/task")} | {os.getpid()}
         reachable = []
         for pid in range(1, PID_SCAN):
-            if pid in own:
+            if pid == os.getpid() or own_thread(pid):
                 continue
             try:
                 os.kill(pid, 0)
