@@ -339,7 +339,14 @@ class Match:
         trouble = arena_trouble(states, self.plan.settings.join_timeout_s)
         if trouble is not None:
             await self.shutdown()
-            detail = next(iter(self.not_started.values()), "")
+            # What the operator needs to tell a busy machine from bots that cannot start:
+            # the machine's error, else how the first seat that ended did.
+            ended = (
+                f"seat {seat}: {self.links[seat].ended}"
+                for seat, state in enumerate(states)
+                if state is JoinState.EXITED and self.links[seat].ended
+            )
+            detail = next(iter(self.not_started.values()), "") or next(ended, "")
             raise ArenaTrouble(
                 f"match {self.plan.match_id}: {trouble}" + (f" ({detail})" if detail else "")
             )
