@@ -419,7 +419,9 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
         code = await process.wait_exit()
         # One that ends after its deadline was refused as late: it ran and did not join.
         if not (link.joined.is_set() or link.expired):
-            ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
+            # In a thread: the log may wait a moment for the last words still in the pipe.
+            summary = await asyncio.to_thread(log_summary, process)
+            ended = f"its process {exit_status(code)} before it joined; {summary}"
             # A stdio seat may have said why first (its first line was not a join).
             link.ended = f"{link.ended}; then {ended}" if link.ended else ended
         link.close()
