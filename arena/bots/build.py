@@ -306,6 +306,28 @@ def run_build(spec: BotSpec, log_path: Path, options: BotOptions) -> None:
         )
 
 
+# What a build's log shows when it wanted the network a build does not have by default: a
+# name that did not resolve or a connection that could not be made, as npm, pip, cargo,
+# go, git and curl word it.
+_NETWORK_ERROR = re.compile(
+    r"EAI_AGAIN|ENOTFOUND|ENETUNREACH|ECONNREFUSED|getaddrinfo|name resolution|"
+    r"Could not resolve host|Name or service not known|Network is unreachable|"
+    r"No route to host|Failed to establish a new connection|network request to|"
+    r"dial tcp|Could not connect to|unable to access '?https?://",
+    re.IGNORECASE,
+)
+NETWORK_HINT = (
+    "the build's log shows a network error, and builds run without the network unless "
+    "the operator gives it: try again with --build-network (or run the download, e.g. "
+    "npm ci, in the bot's directory once, so that what it fetched travels with the bot)"
+)
+
+
+def needs_network(log: str, options: BotOptions) -> bool:
+    """Whether a failed build's ``log`` shows that it wanted the network it did not have."""
+    return not options.build_network and _NETWORK_ERROR.search(log) is not None
+
+
 def take_back(directory: Path) -> None:
     """After a build that ran as a user of its own: the copy belongs to the arena's user
     again, readable by all, writable by none but the owner, with no set-user-id bit, so

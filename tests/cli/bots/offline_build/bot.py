@@ -1,0 +1,5 @@
+"""Never run: its build fails without the network."""
+
+from arena.sdk import Bot, run
+
+run(Bot())
