@@ -19,7 +19,7 @@ from typing import Final
 
 from arena.engine.game import SEATS, Game, team_of
 
-__all__ = ["FORFEIT_DEALS", "RULE", "forfeiting_seats", "forfeiting_teams"]
+__all__ = ["FORFEIT_DEALS", "RULE", "apply_forfeit", "forfeiting_seats", "forfeiting_teams"]
 
 RULE: Final = "F1"
 # Three deals in a row: one or two may be a bot's bad moment (its bank spent on a slow
@@ -64,3 +64,12 @@ def forfeiting_seats(game: Game, fallbacks: Sequence[bool], deals: int) -> tuple
 def forfeiting_teams(game: Game, fallbacks: Sequence[bool], deals: int) -> tuple[int, ...]:
     """The teams of ``forfeiting_seats`` (R1.2), each once."""
     return tuple(sorted({team_of(seat) for seat in forfeiting_seats(game, fallbacks, deals)}))
+
+
+def apply_forfeit(game: Game, fallbacks: Sequence[bool], deals: int) -> tuple[int, ...]:
+    """At a deal's end: the teams that forfeit the game by F1, which then ends (``Game.forfeit``)
+    as their loss; () and the game going on where none does."""
+    teams = forfeiting_teams(game, fallbacks, deals)
+    if teams:
+        game.forfeit(teams)
+    return teams

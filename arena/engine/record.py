@@ -41,7 +41,7 @@ from arena.engine.cards import (
 from arena.engine.deals import DealSource
 from arena.engine.errors import EngineError, ReplayMismatchError
 from arena.engine.forfeit import RULE as FORFEIT_RULE
-from arena.engine.forfeit import forfeiting_teams
+from arena.engine.forfeit import apply_forfeit
 from arena.engine.game import (
     DEFAULT_DRAW_LIMIT,
     HAND_SIZE,
@@ -454,10 +454,7 @@ def _forfeit(game: Game, notes: list[DecisionNote] | None, deals: int | None) ->
         return
     if notes is None:
         raise ReplayMismatchError(f"{FORFEIT_RULE}: forfeit_deals in a record without decisions")
-    marks = [note.fallback is not None for note in notes[: len(game.history)]]
-    teams = forfeiting_teams(game, marks, deals)
-    if teams:
-        game.forfeit(teams)
+    apply_forfeit(game, [note.fallback is not None for note in notes[: len(game.history)]], deals)
 
 
 def start_game(record: Record, key: DealSource | None = None) -> Game:

@@ -26,7 +26,7 @@ from arena.engine import (
     view,
 )
 from arena.engine.events import is_told_to
-from arena.engine.forfeit import FORFEIT_DEALS, forfeiting_teams
+from arena.engine.forfeit import FORFEIT_DEALS, apply_forfeit
 from arena.engine.game import team_of
 from arena.engine.record import DecisionNote, Fallback, TimeControl
 from arena.wire.faults import Refusal, Stale
@@ -237,9 +237,7 @@ class Table:
         ``forfeit_deals`` deals forfeits the game (``arena.engine.forfeit``), which ends
         here as its loss, as the record then shows."""
         marks = [note.fallback is not None for note in self._notes]
-        teams = forfeiting_teams(game, marks, self.settings.forfeit_deals)
-        if teams:
-            game.forfeit(teams)
+        apply_forfeit(game, marks, self.settings.forfeit_deals)
 
     async def _flush_all(self, game: Game, skip: int | None = None) -> None:
         """At the end of a deal and of the game every seat gets its events (R10)."""

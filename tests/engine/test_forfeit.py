@@ -14,32 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import Game, IllegalActionError, ReplayMismatchError, replay, to_record
-from arena.engine.forfeit import FORFEIT_DEALS, forfeiting_seats, forfeiting_teams
+from arena.engine.forfeit import FORFEIT_DEALS, forfeiting_seats
 from arena.engine.game import forfeit_winner
 from arena.engine.randomplay import random_action
 from arena.engine.record import DecisionNote, Fallback
 
-# Which decisions the referee plays: (deal number, seat) -> whether that seat's decisions
-# in that deal are fallbacks.
-Marks = Callable[[int, int], bool]
+from .helpers import refereed
+
 FALLBACK = Fallback("timeout", "no answer within 1000 ms plus the bank")
+Marks = Callable[[int, int], bool]  # (deal number, seat): whether the referee plays it
 
 
 def play(seed: int, marked: Marks, deals: int = FORFEIT_DEALS) -> tuple[Game, list[DecisionNote]]:
-    """A random game in which the seats ``marked`` says are played by the referee, with
-    F1 applied at each deal's end as the table applies it."""
-    rng = random.Random(seed)
-    game = Game(seed=seed)
-    notes: list[DecisionNote] = []
-    while not game.is_over:
-        number, seat = game.deal_number, game.to_act
-        game.apply(random_action(game, rng))
-        notes.append(DecisionNote(0.01, FALLBACK if marked(number, seat) else None))
-        if game.deal_number != number and not game.is_over:
-            teams = forfeiting_teams(game, [n.fallback is not None for n in notes], deals)
-            if teams:
-                game.forfeit(teams)
-    return game, notes
+    """A random game in which the seats ``marked`` says are played by the referee (F1 on)."""
+    return refereed(seed, lambda deal, seat: FALLBACK if marked(deal, seat) else None, deals)
 
 
 def record_of(game: Game, notes: list[DecisionNote], deals: int = FORFEIT_DEALS) -> dict[str, Any]:

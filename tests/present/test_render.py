@@ -4,40 +4,29 @@ as what it is, never as a win or a draw of the bots' own making."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
+from engine.helpers import refereed
 
-from arena.engine import Game, to_record
-from arena.engine.forfeit import FORFEIT_DEALS, forfeiting_teams
-from arena.engine.randomplay import random_action
-from arena.engine.record import DecisionNote, Fallback
+from arena.engine import to_record
+from arena.engine.forfeit import FORFEIT_DEALS
+from arena.engine.record import Fallback
 from arena.present.render import record_lines, result_text
 
 TIMEOUT = Fallback("timeout", "no answer within 1000 ms plus the bank")
 ILLEGAL = Fallback("illegal", "R7.2: seat 2 does not hold 9C", "play 9C")
 
 
-def refereed(seed: int, marks: dict[int, Fallback], forfeit: bool = True) -> dict[str, Any]:
+def game_record(seed: int, marks: dict[int, Fallback], forfeit: bool = True) -> dict[str, Any]:
     """A random game whose seats in ``marks`` were played by the referee from deal 2 on."""
-    rng = random.Random(seed)
-    game = Game(seed=seed)
-    notes: list[DecisionNote] = []
-    while not game.is_over:
-        number, seat = game.deal_number, game.to_act
-        game.apply(random_action(game, rng))
-        fallback = marks.get(seat) if number >= 2 else None
-        notes.append(DecisionNote(None if fallback else 0.01, fallback))
-        if forfeit and game.deal_number != number and not game.is_over:
-            teams = forfeiting_teams(game, [n.fallback is not None for n in notes], 3)
-            if teams:
-                game.forfeit(teams)
-    return to_record(game, None, notes, forfeit_deals=FORFEIT_DEALS if forfeit else 0)
+    deals = FORFEIT_DEALS if forfeit else 0
+    game, notes = refereed(seed, lambda deal, seat: marks.get(seat) if deal >= 2 else None, deals)
+    return to_record(game, None, notes, forfeit_deals=deals)
 
 
 def test_every_fallback_is_marked_with_its_fault_and_reason() -> None:
-    record = refereed(7, {4: TIMEOUT, 2: ILLEGAL}, forfeit=False)
+    record = game_record(7, {4: TIMEOUT, 2: ILLEGAL}, forfeit=False)
     lines = list(record_lines(record))
     marked = [d for deal in record["deals"] for d in deal["decisions"] if d["fallback"]]
     assert marked, "the game has no fallback to show"
@@ -59,12 +48,12 @@ def test_every_fallback_is_marked_with_its_fault_and_reason() -> None:
 
 
 def test_a_game_without_fallbacks_shows_none() -> None:
-    lines = list(record_lines(refereed(7, {})))
+    lines = list(record_lines(game_record(7, {})))
     assert not any("fallback" in line for line in lines)
 
 
 def test_a_forfeit_is_told_as_one() -> None:
-    record = refereed(11, {4: TIMEOUT})
+    record = game_record(11, {4: TIMEOUT})
     assert record["result"]["forfeited"] == [1]
     last = list(record_lines(record))[-1]
     assert last.startswith(

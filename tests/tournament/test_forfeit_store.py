@@ -105,3 +105,25 @@ def test_F1_a_version_5_store_is_upgraded_with_no_forfeits(tmp_path: Path) -> No
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         conn.close()
     assert columns[0] == columns[1]
+
+
+def test_F1_games_by_hand_name_the_teams_that_forfeited() -> None:
+    """The statistics run by hand (arena.stats.byhand) read a game's ``forfeited`` too."""
+    from arena.stats.byhand import games_from_json
+
+    (game,) = games_from_json(
+        [
+            {
+                "seed": 1,
+                "entrants_by_team": ["a", "b", "c"],
+                "scores": [9, 3, 3],
+                "winner": 1,
+                "forfeited": [0],
+            }
+        ]
+    )
+    assert game.forfeited == (0,) and finishing_positions(game) == (2, 0, 1)
+    (plain,) = games_from_json(
+        [{"seed": 1, "entrants_by_team": ["a", "b", "c"], "scores": [9, 3, 3], "winner": 0}]
+    )
+    assert plain.forfeited == ()
