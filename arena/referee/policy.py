@@ -153,10 +153,14 @@ def arena_trouble(seats: Sequence[JoinState], join_timeout_s: float) -> str | No
     if not judged or JoinState.JOINED in judged:
         return None
     running, ended = judged.count(JoinState.SILENT), judged.count(JoinState.EXITED)
-    said = f"no seat joined within its {join_timeout_s:g} s although {running} of the bots' "
+    said = f"no seat joined within its {join_timeout_s:g} s"
     if not ended:
-        return said + "processes were running (the machine was too busy to start them)"
+        return (
+            f"{said} although {running} of the bots' processes were running "
+            "(the machine was too busy to start them)"
+        )
     return (
-        said + f"processes were running and {ended} ended before joining (none got in, "
-        "so the machine may have been too busy for all of them: no bot is blamed)"
+        f"{said} ({running} of the bots' processes still running, {ended} ended before "
+        "joining): none got in, so the machine may have been too busy for all of them, "
+        "and no bot is blamed"
     )
