@@ -2,4 +2,5 @@
 
 from arena.sdk import Bot, run
 
-run(Bot())
+if __name__ == "__main__":
+    run(Bot())
