@@ -479,3 +479,25 @@ def run_confined(
     if failed and returncode == 0:  # else it printed nothing, and says why in its log
         raise failed[0]
     return returncode
+
+
+# What a build's log shows when it wanted the network a build does not have by default: a
+# name that did not resolve or a connection that could not be made, as npm, pip, cargo,
+# go, git and curl word it.
+_NETWORK_ERROR = re.compile(
+    r"EAI_AGAIN|ENOTFOUND|ENETUNREACH|ECONNREFUSED|getaddrinfo|name resolution|"
+    r"Could not resolve host|Name or service not known|Network is unreachable|"
+    r"No route to host|Failed to establish a new connection|network request to|"
+    r"dial tcp|Could not connect to|unable to access '?https?://",
+    re.IGNORECASE,
+)
+NETWORK_HINT = (
+    "the build's log shows a network error, and builds run without the network unless "
+    "the operator gives it: try again with --build-network (or run the download, e.g. "
+    "npm ci, in the bot's directory once, so that what it fetched travels with the bot)"
+)
+
+
+def needs_network(log: str, options: BotOptions) -> bool:
+    """Whether a failed build's ``log`` shows that it wanted the network it did not have."""
+    return not options.build_network and _NETWORK_ERROR.search(log) is not None

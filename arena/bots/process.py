@@ -166,6 +166,11 @@ def _make_preexec(
     return apply_limits
 
 
+# How long an exited bot's log may take to receive what was still in its pipe: the pump is
+# a thread, which a loaded machine may not run at once.
+LOG_DRAIN_S = 2.0
+
+
 def _pump_log(source: IO[bytes], log_path: Path, cap: int) -> None:
     """Copy ``source`` into ``log_path`` up to ``cap`` bytes, then drain to EOF.
 
@@ -269,7 +274,15 @@ class BotProcess:
         return None if self.cgroup is None else self.cgroup.cpu_meter()
 
     def log_tail(self, n_bytes: int = 2000) -> str:
-        """Return the last ``n_bytes`` of the bot's captured output."""
+        """Return the last ``n_bytes`` of the bot's captured output.
+
+        Once the bot has exited, all it wrote: its last words may still be in the pipe
+        when it is reaped, so the log's pump is given up to ``LOG_DRAIN_S`` to copy them
+        (longer only if a process it left behind still holds the pipe open). Blocks for
+        that long at most: from the event loop, call it in a thread.
+        """
+        if self._popen.poll() is not None:
+            self._reader.join(LOG_DRAIN_S)
         return read_log_tail(self.log_path, n_bytes)
 
     async def wait_exit(self) -> int:

@@ -293,7 +293,7 @@ def prepare_entrants(specs: list[BotSpec], options: BotOptions) -> list[BotSpec]
     """Each bot ready to run: copied per version and built there once (the sandbox's
     build, ``arena.bots.build``), its source directory never written."""
     from arena.bots import BotBuildError
-    from arena.bots.build import BotCache, PrepareError
+    from arena.bots.build import NETWORK_HINT, BotCache, PrepareError, needs_network
 
     cache = BotCache()
     prepared = []
@@ -305,7 +305,8 @@ def prepare_entrants(specs: list[BotSpec], options: BotOptions) -> list[BotSpec]
             prepared.append(cache.prepare(spec, options))
         except BotBuildError as error:
             err_console.print(literal(error.log_tail.rstrip(), keep_newlines=True))
-            fail(f"{spec.name} did not build: {str(error).splitlines()[0]}")
+            hint = f"; {NETWORK_HINT}" if needs_network(error.log_tail, options) else ""
+            fail(f"{spec.name} did not build: {str(error).splitlines()[0]}{hint}")
         except PrepareError as error:
             fail(str(error))
     return prepared

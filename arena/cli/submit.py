@@ -38,6 +38,7 @@ def submit(
     """Build a bot, check it in a validation match against the sample bots, register it."""
     reap_leftovers()
     from arena.bots import BotSpecError
+    from arena.bots.build import NETWORK_HINT, needs_network
     from arena.bots.manifest import check_name
     from arena.present.display import render_checks
     from arena.referee.table import TableSettings
@@ -63,6 +64,8 @@ def submit(
         failed = next((c for c in result.checks if c.passed is False), None)
         if failed is None:  # the arena could not run the match: nothing was judged
             fail(f"{spec.name} could not be checked: {result.checks[-1].detail}")
-        fail(f"{spec.name} refused: {failed.name} failed: {failed.detail}")
+        built = failed.name == "builds" and needs_network(result.log_tail, options)
+        hint = f"; {NETWORK_HINT}" if built else ""
+        fail(f"{spec.name} refused: {failed.name} failed: {failed.detail}{hint}")
     assert result.entry is not None
     console.print(literal(f"registered {result.entry.label()} in {registry}"))

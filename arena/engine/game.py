@@ -9,6 +9,7 @@ so a game is fully determined by its key and the actions taken.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, NamedTuple
@@ -200,15 +201,22 @@ class DealLog:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: the winning team, or None for a draw at the deal limit (R9.4)."""
+    """How a game ended: the winning team, or None for a draw at the deal limit (R9.4).
+
+    ``forfeited``: the teams that forfeited the game under the referee's rule F1
+    (``Game.forfeit``; docs/SECURITY.md), each a loss; the winner is then the team that
+    did not forfeit with the highest score, or None where those teams are level.
+    """
 
     winner: int | None
     scores: tuple[int, int, int]
     deals: int
+    forfeited: tuple[int, ...] = ()
 
     @property
     def is_draw(self) -> bool:
-        return self.winner is None
+        """No team won and none lost by forfeit: every team drew."""
+        return self.winner is None and not self.forfeited
 
 
 def deal_cards(key: DealSource, deal_number: int) -> tuple[list[int], list[int]]:
@@ -235,6 +243,24 @@ def winner_after_deal(scores: tuple[int, int, int], bidding_team: int) -> int | 
     if bidding_team in leaders:
         return bidding_team  # R9.2
     return None  # R9.3
+
+
+def forfeit_winner(scores: Sequence[int], forfeited: Collection[int]) -> int | None:
+    """F1 (docs/SECURITY.md): the winner of a game that ``forfeited`` forfeit: of the
+    other teams, the one with the strictly highest score; None where they are level, or
+    where no team is left.
+
+    >>> forfeit_winner((5, 9, 2), forfeited={1})  # team 1 forfeits though it leads
+    0
+    >>> forfeit_winner((4, 0, 4), forfeited={1}) is None  # the two others are level
+    True
+    """
+    left = [team for team in range(TEAMS) if team not in forfeited]
+    if not left:
+        return None
+    top = max(scores[team] for team in left)
+    leaders = [team for team in left if scores[team] == top]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 def first_dealer(key: DealSource) -> int:
@@ -824,11 +850,29 @@ class Game:
             self.dealer = left_of(self.dealer)  # R1.3
             self._start_deal()
 
-    def _end(self, winner: int | None) -> None:
+    def forfeit(self, teams: Collection[int]) -> None:
+        """End the game now as a loss for ``teams``: the referee's rule F1 (a seat that
+        faulted on every decision of several deals in a row; docs/SECURITY.md), decided by
+        the referee from what the engine cannot know, as a resignation is. The winner is
+        ``forfeit_winner``'s; the deal in progress is left as it is.
+
+        >>> game = Game(seed=7)
+        >>> game.forfeit({2})
+        >>> game.outcome
+        Outcome(winner=None, scores=(0, 0, 0), deals=1, forfeited=(2,))
+        """
+        forfeited = tuple(sorted(set(teams)))
+        if not forfeited or not all(team in range(TEAMS) for team in forfeited):
+            raise ValueError(f"F1: the teams that forfeit are some of 0, 1, 2, not {teams!r}")
+        if self.is_over:
+            raise IllegalActionError("R9.1", "the game is over; no team can forfeit it")
+        self._end(forfeit_winner(self.scores, forfeited), forfeited)
+
+    def _end(self, winner: int | None, forfeited: tuple[int, ...] = ()) -> None:
         self.phase = _OVER_PHASE
         self.is_over = True
         scores = (self.scores[0], self.scores[1], self.scores[2])
-        self.outcome = Outcome(winner, scores, self.deal_number)
+        self.outcome = Outcome(winner, scores, self.deal_number, forfeited)
         self.events.append(GameEnded(winner, scores, self.deal_number))
 
     # --- for tests and tools ----------------------------------------------------------

@@ -40,6 +40,8 @@ from arena.engine.cards import (
 )
 from arena.engine.deals import DealSource
 from arena.engine.errors import EngineError, ReplayMismatchError
+from arena.engine.forfeit import RULE as FORFEIT_RULE
+from arena.engine.forfeit import apply_forfeit
 from arena.engine.game import (
     DEFAULT_DRAW_LIMIT,
     HAND_SIZE,
@@ -51,10 +53,11 @@ from arena.engine.game import (
 )
 
 RECORD_FORMAT: Final = "schmier-game-record"
-RECORD_VERSION: Final = 4
+RECORD_VERSION: Final = 5
 # Version 1 also held the game's integer seed, from which anyone could deal every card.
-# Version 3 added each deal's decisions and the scores the game started from.
-KNOWN_VERSIONS: Final = (1, 2, 3, 4)
+# Version 3 added each deal's decisions and the scores the game started from, version 4
+# the time control, version 5 the forfeit rule's setting and the teams that forfeited (F1).
+KNOWN_VERSIONS: Final = (1, 2, 3, 4, 5)
 
 Record = dict[str, Any]
 
@@ -108,6 +111,17 @@ def _time_control_of(record: Record) -> TimeControl | None:
     return TimeControl(values[0], values[1])
 
 
+def _forfeit_deals_of(record: Record) -> int | None:
+    """The record's setting of the forfeit rule F1 (None: a record without it, before
+    version 5); ``ReplayMismatchError`` if it is there but malformed."""
+    given = record.get("forfeit_deals")
+    if given is None:
+        return None
+    if not isinstance(given, int) or isinstance(given, bool) or given < 0:
+        raise ReplayMismatchError(f"malformed forfeit_deals {given!r}")
+    return given
+
+
 def _deal_record(deal: DealLog) -> dict[str, Any]:
     out: dict[str, Any] = {
         "number": deal.number,
@@ -155,13 +169,16 @@ def to_record(
     meta: dict[str, Any] | None = None,
     notes: Sequence[DecisionNote] | None = None,
     time_control: TimeControl | None = None,
+    forfeit_deals: int | None = None,
 ) -> Record:
     """The game record of a game (finished or not) as plain JSON-ready data.
 
     ``notes`` has one entry per decision taken so far, keyed by its index in
     ``game.history``; without them each decision's time and fallback are null.
     ``time_control``: the time each decision had, so that a record alone can judge a
-    timeout (``"time_control"``, absent when not given).
+    timeout (``"time_control"``, absent when not given). ``forfeit_deals``: the setting
+    of the forfeit rule F1 the game was played under (``arena.engine.forfeit``; 0: off),
+    so that a replay applies it again (``"forfeit_deals"``, absent when not given).
     """
     if notes is not None and len(notes) != len(game.history):
         raise ValueError(f"{len(notes)} decision notes for a game of {len(game.history)} decisions")
@@ -198,9 +215,12 @@ def to_record(
             "draw": game.outcome.is_draw,
             "scores": list(game.outcome.scores),
             "deals": game.outcome.deals,
+            "forfeited": list(game.outcome.forfeited),
         }
     if time_control is not None:
         record["time_control"] = time_control.to_json()
+    if forfeit_deals is not None:
+        record["forfeit_deals"] = forfeit_deals
     if meta:
         record["meta"] = meta
     return record
@@ -368,14 +388,21 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
     Without ``key`` the game is dealt the record's own cards; with the game's key every
     deal and the first dealer must also be the key's (R1.3, R3.1a), except the first deal
     of an arranged game, which was hand-built. Each recorded decision must name the seat
-    the engine asked and the kind of decision it asked for.
+    the engine asked and the kind of decision it asked for. A record of version 5 on
+    ends early where the forfeit rule F1 says, and only there (``_forfeit``).
     """
     try:
         notes = recorded_notes(record)
+        forfeit_deals = _forfeit_deals_of(record)
         game = start_game(record, key)
         step = 0
         for deal in record["deals"]:
+            _forfeit(game, notes, forfeit_deals)
             actions = list(deal_actions(deal))
+            if actions and game.is_over:
+                raise ReplayMismatchError(
+                    f"the game is over before deal {deal['number']}, which the record plays"
+                )
             asked = None if notes is None else deal["decisions"]
             if asked is not None and len(asked) != len(actions):
                 raise ReplayMismatchError(
@@ -396,9 +423,11 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
         if isinstance(error, ReplayMismatchError):
             raise
         raise ReplayMismatchError(f"malformed game record: {error!r}") from error
-    replayed = to_record(game, record.get("meta"), notes, _time_control_of(record))
+    replayed = to_record(game, record.get("meta"), notes, _time_control_of(record), forfeit_deals)
     version = record.get("version")
-    if version == 3:  # before the time control (version 4)
+    if version in (1, 2, 3, 4) and replayed["result"] is not None:
+        del replayed["result"]["forfeited"]  # before the forfeit rule (version 5)
+    if version in (3, 4):  # before the time control (4) or the forfeit rule (5)
         replayed["version"] = version
     if version in (1, 2):
         # Records before version 3 have no decisions and no start scores.
@@ -416,6 +445,16 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
     if record.get("result") is not None and game.phase is not Phase.OVER:
         raise ReplayMismatchError("the record claims a result but the game is not over")
     return game
+
+
+def _forfeit(game: Game, notes: list[DecisionNote] | None, deals: int | None) -> None:
+    """Before a recorded deal's first decision: end the game if the forfeit rule F1 says
+    a team forfeits it, as the table did when it played the game."""
+    if deals is None or game.is_over:
+        return
+    if notes is None:
+        raise ReplayMismatchError(f"{FORFEIT_RULE}: forfeit_deals in a record without decisions")
+    apply_forfeit(game, [note.fallback is not None for note in notes[: len(game.history)]], deals)
 
 
 def start_game(record: Record, key: DealSource | None = None) -> Game:

@@ -21,6 +21,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from arena.present.live import LiveProgress
+from arena.present.render import result_text
 from arena.present.safe_text import literal, printable
 from arena.stats.ratings import Rating
 from arena.tournament.report import PAR, RunReport
@@ -320,7 +321,9 @@ def render_game(
             str(faults),
         )
     console.print(table)
-    console.print("result: " + ("draw" if report.winner is None else f"team {report.winner} wins"))
+    teams = [f"team {t}" for t in range(3)]
+    said = result_text(report.winner, report.forfeited, teams, report.record.get("forfeit_deals"))
+    console.print("result: " + said)
     for fault in report.faults:
         console.print(literal(f"fault: seat {fault.seat} {fault.kind.value}: {fault.reason}"))
     console.print(f"record: {result.record_path}", highlight=False, markup=False)

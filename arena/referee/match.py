@@ -220,6 +220,10 @@ class Match:
         self.manual: list[ManualSeat] = []
         self.start_seconds = 0.0  # wall time spent starting processes
         self._watchers: list[asyncio.Task[None]] = []
+        # Each seat's wait for its join, from the launch until it joins, goes or misses its
+        # deadline: one task per seat, so that the deadline moves with the seat's starvation
+        # and the loop's lag all along, also while the match waits for a table.
+        self._joins: list[asyncio.Task[None]] = []
         self.table: Table | None = None
         self.lingering: list[int] = []  # seats whose process had to be stopped by signal
         self.not_started: dict[int, str] = {}  # seats whose process the machine could not start
@@ -316,15 +320,17 @@ class Match:
         match's bots before starting the next gets the first table playing sooner.
         """
         await self._watch_processes()
-        launched = [self.links[seat] for seat, p in enumerate(self.processes) if p is not None]
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await asyncio.gather(*(link.joined_or_gone() for link in launched))
+        launched = [self._joins[seat] for seat, p in enumerate(self.processes) if p is not None]
+        if launched:
+            await asyncio.wait(launched, timeout=timeout)
 
     async def _watch_processes(self) -> None:
         """On the loop: watch each process, and read and write the stdio seats' pipes."""
-        if self._watchers:
+        if self._watchers or self._joins:
             return
+        # A join refused as late by the wall clock while nothing watched its seat would
+        # blame a bot the machine starved (issue 35): the waits start with the match.
+        self._joins = [asyncio.ensure_future(link.joined_or_gone()) for link in self.links]
         for seat, process in enumerate(self.processes):
             if process is not None:
                 self._watchers.append(asyncio.ensure_future(_watch(process, self.links[seat])))
@@ -342,13 +348,20 @@ class Match:
             self.launch()
         await self._watch_processes()
         waiting_since = time.monotonic()
-        await asyncio.gather(*(link.joined_or_gone() for link in self.links))
+        await asyncio.gather(*self._joins)
         join_wait = time.monotonic() - waiting_since
         states = [self._join_state(seat) for seat in range(len(self.links))]
         trouble = arena_trouble(states, self.plan.settings.join_timeout_s)
         if trouble is not None:
             await self.shutdown()
-            detail = next(iter(self.not_started.values()), "")
+            # What the operator needs to tell a busy machine from bots that cannot start:
+            # the machine's error, else how the first seat that ended did.
+            ended = (
+                f"seat {seat}: {self.links[seat].ended}"
+                for seat, state in enumerate(states)
+                if state is JoinState.EXITED and self.links[seat].ended
+            )
+            detail = next(iter(self.not_started.values()), "") or next(ended, "")
             raise ArenaTrouble(
                 f"match {self.plan.match_id}: {trouble}" + (f" ({detail})" if detail else "")
             )
@@ -394,7 +407,7 @@ class Match:
         for link in self.links:
             self.referee.withdraw(link)
             link.finished.set()
-        for watcher in self._watchers:
+        for watcher in (*self._watchers, *self._joins):
             watcher.cancel()
         running = [p for p in self.processes if p is not None]
         # Well-behaved bots exit on MatchOver; give them a moment before signals. A moment
@@ -422,7 +435,9 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
         code = await process.wait_exit()
         # One that ends after its deadline was refused as late: it ran and did not join.
         if not (link.joined.is_set() or link.expired):
-            ended = f"its process {exit_status(code)} before it joined; {log_summary(process)}"
+            # In a thread: the log may wait a moment for the last words still in the pipe.
+            summary = await asyncio.to_thread(log_summary, process)
+            ended = f"its process {exit_status(code)} before it joined; {summary}"
             # A stdio seat may have said why first (its first line was not a join).
             link.ended = f"{link.ended}; then {ended}" if link.ended else ended
         link.close()

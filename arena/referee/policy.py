@@ -139,21 +139,28 @@ def arena_trouble(seats: Sequence[JoinState], join_timeout_s: float) -> str | No
     """Why a match's start failed for a reason no bot is answerable for, or None.
 
     The rule (docs/PROTOCOL.md, "Faults"): a seat that never joins is its bot's fault
-    (``no_join``) when its process ended before joining, or when a table-mate's bot did
-    join: its author can fix it, and a bot cannot make another seat miss its join (each
-    has its own CPU share, and time a seat was starved of the CPU is not counted). It is
-    the arena's trouble when the machine could not start a bot's process at all, or when
-    no seat of the table joined although a process ran to its deadline: the machine was
-    too busy to start any of them.
+    (``no_join``) when a table-mate's bot did join: the machine let a bot in, each bot has
+    its own CPU share, and time a seat was starved of the CPU is not counted against its
+    deadline, so its author can fix it. It is the arena's trouble when the machine could
+    not start a bot's process at all, or when no seat of the table joined, whatever the
+    processes did next: a bot refused as late exits, one held off the CPU may run to its
+    deadline, and a machine too busy for all six is no bot's doing.
     """
     if JoinState.NOT_STARTED in seats:
         count = seats.count(JoinState.NOT_STARTED)
         return f"the machine could not start {count} of the bots' processes"
     judged = [state for state in seats if state is not JoinState.MANUAL]
-    if JoinState.SILENT in judged and JoinState.JOINED not in judged:
+    if not judged or JoinState.JOINED in judged:
+        return None
+    running, ended = judged.count(JoinState.SILENT), judged.count(JoinState.EXITED)
+    said = f"no seat joined within its {join_timeout_s:g} s"
+    if not ended:
         return (
-            f"no seat joined within its {join_timeout_s:g} s although "
-            f"{judged.count(JoinState.SILENT)} of the bots' processes were running "
+            f"{said} although {running} of the bots' processes were running "
             "(the machine was too busy to start them)"
         )
-    return None
+    return (
+        f"{said} ({running} of the bots' processes still running, {ended} ended before "
+        "joining): none got in, so the machine may have been too busy for all of them, "
+        "and no bot is blamed"
+    )

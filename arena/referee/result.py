@@ -32,7 +32,9 @@ class GameResult:
 
     game_index: int
     key: GameKey  # what the game was dealt from: never written to a record, a log or a row
-    winner: int | None  # winning team 0..2, None for a draw at the deal limit (R9.4)
+    # Winning team 0..2; None for a draw at the deal limit (R9.4), or where the teams that
+    # did not forfeit are level (F1)
+    winner: int | None
     scores: tuple[int, int, int]  # final score per team
     deals: int
     # Points each team won in each deal, as the engine scored them (R8).
@@ -43,6 +45,8 @@ class GameResult:
     # Recorded against the game; it also carries those from before it (e.g. a missed join).
     faults: tuple[Fault, ...] = ()
     finished_at: str | None = None  # ISO 8601; None means "when it is stored"
+    # The teams that forfeited the game, each a loss (F1: arena.engine.forfeit).
+    forfeited: tuple[int, ...] = ()
 
     @property
     def team_points(self) -> tuple[int, int, int]:

@@ -29,7 +29,7 @@ from arena.wire.protocol import PROTOCOL_VERSION
 
 from .channel import ChannelClosedError
 from .deadline import Deadline
-from .starved import StarvationCredit
+from .starved import MAX_CREDIT_S, StarvationCredit
 
 configure_grpc()  # grpc reads its settings once, when first imported
 import grpc  # noqa: E402
@@ -227,6 +227,10 @@ class TokenRegistry:
         if self._open.pop(link.token, None) is not None:
             self._expired.add(link.token)
 
+    def may_join(self) -> bool:
+        """Whether a seat of this registry may still join (its deadline not yet passed)."""
+        return any(not link.too_late() for link in self._open.values())
+
     def claim(self, token: str) -> tuple[SeatLink | None, grpc.StatusCode, str]:
         link = self._open.get(token)
         if link is None:
@@ -256,9 +260,8 @@ class RefereeService:
         self.join_timeout = join_timeout
 
     async def play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        try:
-            raw = await asyncio.wait_for(context.read(), self.join_timeout)
-        except TimeoutError:
+        raw = await self._first_message(context)
+        if raw is None:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Join message in time")
             return
         if raw is grpc.aio.EOF:
@@ -291,6 +294,32 @@ class RefereeService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reader
             link._context = None
+
+    async def _first_message(self, context: grpc.aio.ServicerContext) -> Any:
+        """The call's first message (or EOF); None if none came in time.
+
+        In time means within the join timeout, and beyond it for as long as a seat of
+        this server may still join: a seat's deadline counts only the time its bot could
+        run (``SeatLink.joined_or_gone``), so a bot that the machine kept from the CPU
+        between opening its call and sending its join is not refused before the referee
+        itself would refuse its join (issue 35: such bots were turned away at 10 s of
+        wall time, exited, and were blamed for it). Never beyond the longest a deadline
+        can move, so that a silent call on a shared server does not stay for ever.
+        """
+        read = asyncio.ensure_future(context.read())
+        started = time.monotonic()
+        try:
+            while True:
+                done, _ = await asyncio.wait([read], timeout=JOIN_TICK_S)
+                if done:
+                    return read.result()
+                waited = time.monotonic() - started
+                if waited > self.join_timeout and (
+                    not self.registry.may_join() or waited > self.join_timeout + MAX_CREDIT_S
+                ):
+                    return None
+        finally:
+            read.cancel()
 
 
 def _parse_join(raw: bytes) -> pb.Join | str:

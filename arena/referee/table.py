@@ -26,6 +26,7 @@ from arena.engine import (
     view,
 )
 from arena.engine.events import is_told_to
+from arena.engine.forfeit import FORFEIT_DEALS, apply_forfeit
 from arena.engine.game import team_of
 from arena.engine.record import DecisionNote, Fallback, TimeControl
 from arena.wire.faults import Refusal, Stale
@@ -56,6 +57,9 @@ class TableSettings:
     overage_ms: int = 10_000
     join_timeout_s: float = 10.0
     draw_limit: int = 200
+    # F1: a team forfeits a game in which one of its seats' every decision of this many
+    # deals in a row was a fallback (arena.engine.forfeit; 0: never).
+    forfeit_deals: int = FORFEIT_DEALS
 
 
 @dataclass
@@ -223,9 +227,17 @@ class Table:
             await self._turn(self.seats[game.to_act], game)
             if game.deal_number != deal_number or game.is_over:
                 deal_number = game.deal_number
+                self._forfeit(game)
                 # The seat to act next gets these events at once, with its request.
                 await self._flush_all(game, skip=None if game.is_over else game.to_act)
         return self._result(game, index, key, time.monotonic() - started)
+
+    def _forfeit(self, game: Game) -> None:
+        """At a deal's end: F1, a team with a seat that has not decided anything itself for
+        ``forfeit_deals`` deals forfeits the game (``arena.engine.forfeit``), which ends
+        here as its loss, as the record then shows."""
+        marks = [note.fallback is not None for note in self._notes]
+        apply_forfeit(game, marks, self.settings.forfeit_deals)
 
     async def _flush_all(self, game: Game, skip: int | None = None) -> None:
         """At the end of a deal and of the game every seat gets its events (R10)."""
@@ -515,6 +527,7 @@ class Table:
             key=key,
             winner=game.outcome.winner,
             scores=game.outcome.scores,
+            forfeited=game.outcome.forfeited,
             deals=game.outcome.deals,
             deal_points=tuple(deal.points for deal in game.deals),
             duration_s=duration,
@@ -523,6 +536,7 @@ class Table:
                 meta,
                 self._notes,
                 TimeControl(self.settings.decision_ms, self.settings.overage_ms),
+                self.settings.forfeit_deals,
             ),
             seats=tuple(state.stats for state in self.seats),
             faults=faults,

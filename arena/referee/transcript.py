@@ -1,22 +1,29 @@
-"""An annotated transcript of what one seat and the referee say to each other in a real game.
+"""What docs/PROTOCOL.md shows of the wire, generated: transcripts of a real game, every field.
 
 ``python -m arena.referee.transcript`` prints it; docs/PROTOCOL.md embeds its output and
 a test checks that the embedded copy is what a real game produces today. The same for a
 stdio seat (``stdio_transcript``): the lines of its first deal exactly as they are written
-and read on its standard input and output.
+and read on its standard input and output. Both show the messages in the names a stdio
+bot reads (protobuf's JSON mapping, lowerCamelCase), the first played deal with a notice
+in it (the seat's bot, the sample ``greedy``, plays one card it does not hold), the end
+of the game and the end of the match. ``field_table`` lists every field of the contract
+as a stdio bot reads it, beside its name in the proto.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Final
 
-from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
 
 from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bot
+from arena.bots.sandbox import contract_dir
 from arena.v1 import arena_pb2 as pb
 from arena.wire.jsonlines import to_json as to_json_value
 from arena.wire.loop import run as run_loop
@@ -31,18 +38,45 @@ SEAT = 0
 Exchange = list[tuple[str, pb.RefereeMessage | pb.BotMessage]]
 
 
-def _stdio_copy(name: str, directory: Path) -> BotSpec:
-    """A sample bot copied with ``protocol = "stdio"`` (the SDK then plays over stdio)."""
-    shutil.copytree(sample_bot(name), directory, ignore=shutil.ignore_patterns("__pycache__"))
-    manifest = directory / "bot.toml"
-    manifest.write_text(manifest.read_text() + 'protocol = "stdio"\n')
+# The transcript's seat: the sample ``greedy``, whose first card played is one it does not
+# hold, so that the transcript shows the referee's notice of a fault (an ``illegal``, R7.2).
+ONCE_WRONG = """\
+from pathlib import Path
+import runpy
+
+from arena.engine import CARDS, PLAYS
+from arena.sdk import run
+
+Greedy = runpy.run_path(str(Path(__file__).with_name("bot.py")), run_name="greedy")["GreedyBot"]
+
+
+class OnceWrong(Greedy):
+    wrong = True
+
+    def play(self, decision):
+        if self.wrong:
+            self.wrong = False
+            return next(PLAYS[c.index] for c in CARDS if c not in decision.hand)
+        return super().play(decision)
+
+
+run(OnceWrong())
+"""
+
+
+def _greedy_once_wrong(directory: Path, stdio: bool) -> BotSpec:
+    """The sample ``greedy`` with one illegal play (``ONCE_WRONG``), over stdio if asked
+    (the SDK then plays over stdio)."""
+    shutil.copytree(sample_bot("greedy"), directory, ignore=shutil.ignore_patterns("__pycache__"))
+    (directory / "once_wrong.py").write_text(ONCE_WRONG)
+    manifest = 'name = "greedy"\ncommand = ["python3", "once_wrong.py"]\n'
+    (directory / "bot.toml").write_text(manifest + ('protocol = "stdio"\n' if stdio else ""))
     return load_bot(directory)
 
 
 async def _capture(seed: int, log_dir: Path, stdio: bool = False) -> Exchange:
-    greedy, random_bot = load_bot(sample_bot("greedy")), load_bot(sample_bot("random"))
-    if stdio:
-        greedy = _stdio_copy("greedy", log_dir / "greedy-stdio")
+    greedy = _greedy_once_wrong(log_dir / "greedy", stdio)
+    random_bot = load_bot(sample_bot("random"))
     plan = MatchPlan("transcript", (greedy, random_bot, random_bot), [seed], log_dir, seed=seed)
     messages: Exchange = []
 
@@ -74,8 +108,15 @@ def _describe(direction: str, message: pb.RefereeMessage | pb.BotMessage) -> str
             return "The bot joins with its seat token (shown here as `<token>`)."
         return "The bot answers, echoing the request id."
     body = message.WhichOneof("body")
-    kinds = [e.WhichOneof("body") for e in message.events]
+    kinds = [_json_name(e.WhichOneof("body")) for e in message.events]
     events = f"{len(kinds)} events ({', '.join(dict.fromkeys(kinds))})" if kinds else ""
+    if body == "notice":
+        return (
+            "A notice: the answer was a fault (its kind, the reason, the request, and the move "
+            "the referee played instead)."
+        )
+    if "gameEnded" in kinds:
+        return f"The end of the game: {events}, with no decision."
     if body == "welcome":
         return "The referee welcomes the seat: seat, team, partner and the time settings."
     if body == "request":
@@ -87,12 +128,28 @@ def _describe(direction: str, message: pb.RefereeMessage | pb.BotMessage) -> str
     return f"End of a deal or game: {events}, with no decision."
 
 
+def _json_name(name: str | None) -> str:
+    """A field's name as protobuf's JSON mapping (and a stdio bot) spells it."""
+    head, *rest = (name or "").split("_")
+    return head + "".join(part.title() for part in rest)
+
+
 def to_json(message: pb.RefereeMessage | pb.BotMessage) -> str:
-    """The message as the protobuf JSON mapping, every field shown (zero values too)."""
-    data = json_format.MessageToDict(
-        message, always_print_fields_with_no_presence=True, preserving_proto_field_name=True
+    """The message in protobuf's JSON mapping, as a stdio bot reads it (lowerCamelCase,
+    zero values shown), laid out to be read."""
+    return _compact(to_json_value(message), "")
+
+
+def _ends_game(message: pb.RefereeMessage | pb.BotMessage) -> bool:
+    return isinstance(message, pb.RefereeMessage) and any(
+        e.WhichOneof("body") == "game_ended" for e in message.events
     )
-    return _compact(data, "")
+
+
+def _scores_deal(message: pb.RefereeMessage | pb.BotMessage) -> bool:
+    return isinstance(message, pb.RefereeMessage) and any(
+        e.WhichOneof("body") == "deal_scored" for e in message.events
+    )
 
 
 def _flat(value: object) -> bool:
@@ -117,11 +174,13 @@ def _compact(value: object, indent: str) -> str:
 
 
 def render(messages: Exchange, first_deal_only: bool = True) -> str:
-    """Markdown: each message in protobuf text format, with a line saying what it is."""
+    """Markdown: each message as JSON (``to_json``), with a line saying what it is; up to
+    the first scored deal, then the game's end and the match's (``first_deal_only``)."""
     out: list[str] = []
     shown_view = False
-    ending = False
-    for direction, original in messages:
+
+    def show(direction: str, original: pb.RefereeMessage | pb.BotMessage) -> None:
+        nonlocal shown_view
         message = type(original)()
         message.CopyFrom(original)  # type: ignore[arg-type]
         if isinstance(message, pb.BotMessage) and message.WhichOneof("body") == "join":
@@ -137,21 +196,16 @@ def render(messages: Exchange, first_deal_only: bool = True) -> str:
         out.append(
             f"**{arrow}** — {_describe(direction, original)}{note}\n\n```json\n{text}\n```\n"
         )
-        if (
-            first_deal_only
-            and not ending
-            and isinstance(message, pb.RefereeMessage)
-            and any(e.WhichOneof("body") == "deal_scored" for e in message.events)
-        ):
-            ending = True
-            out.append("*… the rest of the game, until the end of the match: …*\n")
-            last = [m for m in messages if isinstance(m[1], pb.RefereeMessage)][-1]
-            direction, final = last
-            out.append(
-                f"**referee → bot** — {_describe(direction, final)}\n\n```json\n"
-                + to_json(final)
-                + "\n```\n"
-            )
+
+    for index, (direction, message) in enumerate(messages):
+        show(direction, message)
+        if first_deal_only and _scores_deal(message) and not _ends_game(message):
+            out.append("*… the rest of the game: …*\n")
+            rest = messages[index + 1 :]
+            end = next(i for i, (_, m) in enumerate(rest) if _ends_game(m))
+            show(*rest[end])
+            out.append("*… and the end of the match:*\n")
+            show(*messages[-1])
             break
     return "\n".join(out)
 
@@ -162,20 +216,26 @@ def transcript(seed: int = SEED) -> str:
 
 def render_lines(messages: Exchange) -> str:
     """A stdio seat's first deal as the lines on its pipes, each after ``>`` (referee to
-    bot, its stdin) or ``<`` (bot to referee, its stdout), then the match's last line."""
+    bot, its stdin) or ``<`` (bot to referee, its stdout), then the line that ends the
+    game and the match's last line."""
     lines: list[str] = []
-    for _, message in messages:
+
+    def show(message: pb.RefereeMessage | pb.BotMessage) -> None:
         if isinstance(message, pb.RefereeMessage):
             lines.append("> " + line_of(message).decode().rstrip("\n"))
-            if any(e.WhichOneof("body") == "deal_scored" for e in message.events):
-                lines.append("… the rest of the match, until its last line:")
-                last = [m for _, m in messages if isinstance(m, pb.RefereeMessage)][-1]
-                assert isinstance(last, pb.RefereeMessage)
-                lines.append("> " + line_of(last).decode().rstrip("\n"))
-                break
         else:
             # As the SDK writes it (a bot may use any spelling json_format reads).
             lines.append("< " + json.dumps(to_json_value(message), separators=(",", ":")))
+
+    for index, (_, message) in enumerate(messages):
+        show(message)
+        if _scores_deal(message) and not _ends_game(message):
+            lines.append("… the rest of the game, until the line that ends it:")
+            rest = [m for _, m in messages[index + 1 :]]
+            show(next(m for m in rest if _ends_game(m)))
+            lines.append("… and the match's last line:")
+            show(messages[-1][1])
+            break
     return "```text\n" + "\n".join(lines) + "\n```"
 
 
@@ -183,11 +243,101 @@ def stdio_transcript(seed: int = STDIO_SEED) -> str:
     return render_lines(capture(seed, stdio=True))
 
 
+# --- every field, as a stdio bot reads it -------------------------------------------------
+
+_MESSAGE = re.compile(r"^message (\w+) \{$")
+_FIELD = re.compile(r"^(repeated )?(\w+) (\w+) = \d+;")
+_SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+# The message fields the referee may leave unset, and when it sets them: a message field
+# has presence, so a stdio line holds it only when it is set (test_transcript.py checks
+# these against every message of a real game). Any other is "when set".
+SENT: Final = {
+    ("DecisionRequest", "view"): "always",
+    ("DecisionRequest", "legal"): "always",
+    ("View", "current_trick"): "always",
+    ("LegalChoices", "discard"): "only in a discard request",
+}
+
+
+def sent(message: str, field: FieldDescriptor) -> str:
+    """When a stdio line holds the field: always, only the oneof's one set, or when set."""
+    if field.containing_oneof is not None:
+        return f"one of `{field.containing_oneof.name}`: only the one set"
+    if field.message_type is None or field.is_repeated:
+        return "always"
+    return SENT.get((message, field.name), "when set")
+
+
+def _comments(proto: str) -> dict[tuple[str, str], str]:
+    """(message, field) to the comment above the field in the contract's text."""
+    found: dict[tuple[str, str], str] = {}
+    message, comment = "", []
+    for raw in proto.splitlines():
+        line = raw.strip()
+        if line.startswith("//"):
+            comment.append(line.removeprefix("//").strip())
+            continue
+        if (opened := _MESSAGE.match(line)) is not None:
+            message = opened.group(1)
+        elif message and (field := _FIELD.match(line)) is not None:
+            found[message, field.group(3)] = " ".join(comment)
+        comment = []
+    return found
+
+
+def _type_of(field: FieldDescriptor) -> str:
+    if field.message_type is not None:
+        name = f"`{field.message_type.name}`"
+    elif field.enum_type is not None:
+        name = f"`{field.enum_type.name}` (by name)"
+    else:
+        name = {
+            FieldDescriptor.TYPE_UINT64: "`uint64` (a string)",
+            FieldDescriptor.TYPE_BOOL: "`bool`",
+            FieldDescriptor.TYPE_STRING: "`string`",
+        }.get(field.type, "`int32`" if field.type == FieldDescriptor.TYPE_INT32 else "`uint32`")
+    if field.is_repeated:
+        return f"list of {name}"
+    return name
+
+
+def field_table() -> str:
+    """Markdown: every field of every message of the contract, as a stdio bot (and
+    protobuf's JSON mapping) names it, beside its name in the proto, with its type, when
+    it may be absent, and the proto's own comment (its field names in the JSON spelling)."""
+    directory = contract_dir()
+    assert directory is not None, "the contract is part of the package"
+    comments = _comments((directory / "arena" / "v1" / "arena.proto").read_text())
+    renamed = {
+        field.name: field.json_name
+        for message in pb.DESCRIPTOR.message_types_by_name.values()
+        for field in message.fields
+    }
+    rows = [
+        "| field, as a stdio bot reads it | in the proto | type | sent | what it is |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for message in pb.DESCRIPTOR.message_types_by_name.values():
+        for field in message.fields:
+            said = comments.get((message.name, field.name), "")
+            said = _SNAKE.sub(lambda m: renamed.get(m.group(0), m.group(0)), said)
+            said = said.replace("|", "\\|")
+            rows.append(
+                f"| `{message.name}.{field.json_name}` | `{field.name}` | {_type_of(field)} "
+                f"| {sent(message.name, field)} | {said} |"
+            )
+    return "\n".join(rows)
+
+
 GENERATED = "(generated by python -m arena.referee.transcript --write)"
 START = f"<!-- transcript:start {GENERATED} -->"
 END = "<!-- transcript:end -->"
 STDIO_START = f"<!-- stdio-transcript:start {GENERATED} -->"
 STDIO_END = "<!-- stdio-transcript:end -->"
+FIELDS_START = f"<!-- fields:start {GENERATED} -->"
+FIELDS_END = "<!-- fields:end -->"
 PROTOCOL_DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md"
 
 
@@ -210,6 +360,8 @@ if __name__ == "__main__":
     if "--write" in sys.argv:
         write_into(PROTOCOL_DOC, transcript())
         write_into(PROTOCOL_DOC, stdio_transcript(), STDIO_START, STDIO_END)
+        write_into(PROTOCOL_DOC, field_table(), FIELDS_START, FIELDS_END)
     else:
         print(transcript())
         print(stdio_transcript())
+        print(field_table())

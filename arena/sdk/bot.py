@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import sys
+import time
 from typing import IO
 
 from arena.engine import (
@@ -147,8 +149,51 @@ def _hear(bot: Bot, message: pb.RefereeMessage) -> pb.Answer | None:
     return None
 
 
+# Joining again after a connection the referee could not serve: the first pause, the
+# longest, and how long a bot dialling an address of its own (started by hand, not by the
+# arena) keeps trying: as long as the referee waits for a seat left open for a person.
+JOIN_RETRY_FIRST_S = 0.05
+JOIN_RETRY_MAX_S = 1.0
+JOIN_BY_HAND_S = 600.0
+
+
+class _Unreached(Exception):
+    """The referee never read this join: the connection failed or broke before it did."""
+
+
 async def play_stream(bot: Bot, address: str, token: str) -> str:
-    """Join as the seat of ``token`` and answer until the match ends; return the reason."""
+    """Join as the seat of ``token`` and answer until the match ends; return the reason.
+
+    A join is tried again, with the same token, whenever the referee could not be reached
+    (UNAVAILABLE: no connection, or one closed before any answer): on a machine too busy to
+    serve a bot at once, the bot keeps trying until the referee itself refuses it (the
+    seat's deadline has passed: DEADLINE_EXCEEDED), never giving up first
+    (docs/PROTOCOL.md §2). It stops trying when a unix socket's file is gone (the match is
+    over) or after ``JOIN_BY_HAND_S``.
+    """
+    started = time.monotonic()
+    pause = JOIN_RETRY_FIRST_S
+    said = False
+    while True:
+        try:
+            return await _play_once(bot, address, token)
+        except _Unreached as unreached:
+            gone = address.startswith("unix:") and not os.path.exists(address[5:])
+            if gone or time.monotonic() - started > JOIN_BY_HAND_S:
+                raise RefereeRefused(f"cannot reach the referee at {address}") from None
+            if not said:  # once: the seat's log shows why the join came late, if it does
+                print(
+                    f"[{bot.name}] cannot reach the referee at {address} yet ({unreached}); "
+                    "trying again until it answers",
+                    file=sys.stderr,
+                )
+                said = True
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, JOIN_RETRY_MAX_S)
+
+
+async def _play_once(bot: Bot, address: str, token: str) -> str:
+    """One stream: join, then answer until the match ends."""
     async with grpc.aio.insecure_channel(address) as channel:
         # The generated stub has no type annotations; its Play is a stream-stream call.
         call = arena_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
@@ -158,12 +203,14 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
             bot_version=bot.version,
             protocol_version=PROTOCOL_VERSION,
         )
+        heard = False  # the referee has answered: the join was read
         try:
             await call.write(pb.BotMessage(join=join))
             while True:
                 message = await call.read()
                 if message is grpc.aio.EOF:
                     return "the referee closed the stream"
+                heard = True
                 answer = _hear(bot, message)
                 if answer is not None:
                     await call.write(pb.BotMessage(answer=answer))
@@ -181,7 +228,9 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
             ):
                 raise RefereeRefused(f"{code.name}: {error.details()}") from None
             if code is grpc.StatusCode.UNAVAILABLE:
-                raise RefereeRefused(f"cannot reach the referee at {address}") from None
+                if not heard:
+                    raise _Unreached(error.details() or code.name) from None
+                raise RefereeRefused(f"the connection to the referee at {address} broke") from None
             raise
 
 

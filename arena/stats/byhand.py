@@ -5,7 +5,9 @@ Games in a file are a JSON list of objects, one a game::
     {"seed": 3, "entrants_by_team": ["v2", "v2", "v1"], "scores": [21, 9, 14], "winner": 0}
 
 ``winner`` is the winning team (0, 1 or 2), ``null`` for a draw; ``seed`` is the game seed
-the game was dealt from (its game index, R3.1a), which groups duplicate games. What a module
+the game was dealt from (its game index, R3.1a), which groups duplicate games; an optional
+``forfeited`` lists the teams that forfeited the game (the referee's rule F1), each a
+loss placed behind the others. What a module
 prints is JSON, so that it can be compared with another program's figures.
 """
 
@@ -53,6 +55,7 @@ def games_from_json(games: Sequence[dict[str, Any]]) -> list[GameOutcome]:
                 (scores[0], scores[1], scores[2]),
                 None if winner is None else int(winner),
                 int(game["seed"]),
+                tuple(int(team) for team in game.get("forfeited", ())),
             )
             outcomes.append(outcome)
         except (KeyError, TypeError, ValueError) as error:

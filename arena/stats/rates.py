@@ -250,7 +250,7 @@ def standings(rows: Iterable[EntrantGameRow]) -> list[Standing]:
 @dataclass(frozen=True)
 class GameOutcome:
     """One game as the statistics see it: who held each team, the final scores, the
-    winner, and the game seed it was dealt from."""
+    winner, the game seed it was dealt from, and the teams that forfeited it."""
 
     entrants_by_team: tuple[str, str, str]
     final_scores: tuple[int, int, int]
@@ -259,10 +259,18 @@ class GameOutcome:
     # with the same cards (R3.1a), so that its games are one group of the seed bootstrap.
     # None: unknown, and the game is a group of its own.
     seed: int | None = None
+    # Teams that forfeited (the referee's rule F1): each lost, placed behind every team
+    # that did not, whatever the scores; the others are placed as in any game (a winner
+    # None then means that they drew).
+    forfeited: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.winner is not None and self.winner not in (0, 1, 2):
             raise ValueError(f"winner must be a team 0..2 or None, got {self.winner!r}")
+        if not set(self.forfeited) <= {0, 1, 2} or self.winner in self.forfeited:
+            raise ValueError(
+                f"forfeited must be teams 0..2 other than the winner, got {self.forfeited!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -294,8 +302,13 @@ def finishing_positions(game: GameOutcome) -> tuple[int, ...]:
 
     The winner comes first whatever the scores say (the game's end rule decides the winner, not
     the score table); the other teams, or all three after a draw, are ordered by final score.
+    Teams that forfeited share the last position, behind every team that did not (F1:
+    each lost, whatever its score).
     """
-    keys = [(team == game.winner, score) for team, score in enumerate(game.final_scores)]
+    keys = [
+        (True, team == game.winner, score) if team not in game.forfeited else (False, False, 0)
+        for team, score in enumerate(game.final_scores)
+    ]
     return tuple(sum(1 for other in keys if other > key) for key in keys)
 
 

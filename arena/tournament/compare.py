@@ -175,7 +175,7 @@ def seeded(scheduled: ScheduledMatch, labels: Sequence[str], result: GameResult)
         labels[scheduled.entrants[1]],
         labels[scheduled.entrants[2]],
     )
-    return GameOutcome(by_team, result.scores, result.winner, result.game_index)
+    return GameOutcome(by_team, result.scores, result.winner, result.game_index, result.forfeited)
 
 
 def run_compare(

@@ -98,7 +98,7 @@ def build_report(store: ResultsStore, run_id: str | None = None) -> RunReport:
         run=run,
         games=len(games),
         seeds=len({game.seed for game in games}),
-        draws=sum(1 for game in games if game.winner is None),
+        draws=sum(1 for game in games if game.winner is None and not game.forfeited),
         ratings=fit_ratings(games) if len(entrants) >= MIN_ENTRANTS_FOR_RATINGS else [],
         standings=standings(store.entrant_game_rows(run.id)),
         head_to_head=head_to_head(games),

@@ -105,11 +105,14 @@ def validate(
     work_dir: Path | None = None,
     options: BotOptions | None = None,
     private: tuple[Path, ...] = (),
+    log_root: Path | None = None,
 ) -> tuple[BotSpec, list[Check], str]:
     """Build and check the bot at ``path``; return its spec, the checks and its log's tail.
 
     The build runs as every build does (``arena.bots.build``): in the sandbox, in the
-    bot's copy for its version; the source directory is never written."""
+    bot's copy for its version; the source directory is never written. The validation
+    match's seat logs go to a directory of their own under ``log_root``, which outlives
+    the check (the faults' reasons name them); without it, to a temporary directory."""
     spec = load_bot(path)
     if name:
         spec = dataclasses.replace(spec, name=name)
@@ -128,7 +131,8 @@ def validate(
             return spec, checks, ""
         if spec.build and options.build:
             checks.append(Check("builds", True, spec.build_line))
-        log_dir = root / "logs"
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        log_dir = root / "logs" if log_root is None else log_root / f"submit-{stamp}-{spec.name}"
         for attempt in range(1, MATCH_ATTEMPTS + 1):
             try:
                 faults, lingering = run_loop(
@@ -183,6 +187,7 @@ def submit(
         settings=settings,
         options=options,
         private=(registry.root,),
+        log_root=registry.root / "logs",
     )
     result = SubmitResult(spec, checks, tail, None)
     if not result.accepted:

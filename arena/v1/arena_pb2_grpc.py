@@ -51,6 +51,7 @@ class RefereeServicer:
         Refused with UNAUTHENTICATED for an unknown token, ALREADY_EXISTS for a token
         already used, FAILED_PRECONDITION for an unsupported protocol version, and
         DEADLINE_EXCEEDED if the first message is not a `Join` within the join deadline.
+        On UNAVAILABLE before any answer, call again with the same token (see the top).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -431,6 +431,39 @@ def test_report_of_a_database_that_does_not_exist(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_logs_takes_latest_and_a_game_id(stored_run: StoredRun) -> None:
+    """Issue 35: ``arena logs latest`` is the newest run's; a game id alone is that game's
+    seating (its run found from it), and a seat after it prints that seat's log."""
+    db = str(stored_run.db)
+    by_run = invoke("logs", stored_run.run_id, "--db", db)
+    assert_ok(by_run)
+    assert invoke("logs", "latest", "--db", db).stdout == by_run.stdout
+    seating = invoke("logs", "2", "--db", db)
+    assert_ok(seating)
+    assert seating.stdout == invoke("logs", stored_run.run_id, "2", "--db", db).stdout
+    lines = seating.stdout.splitlines()
+    assert [re.search(r"  seat (\d)  ", line).group(1) for line in lines] == list("012345")  # type: ignore[union-attr]
+    assert all(line in by_run.stdout for line in lines)
+    one = invoke("logs", "2", "3", "--db", db)
+    assert_ok(one)
+    assert one.stdout == invoke("logs", stored_run.run_id, "2", "3", "--db", db).stdout
+    assert_clean_failure(invoke("logs", "999999", "--db", db), "no run and no game 999999")
+    assert_clean_failure(invoke("logs", "nonsense", "--db", db), "no run 'nonsense'")
+    assert_clean_failure(invoke("logs", "2", "6", "--db", db), "R1.1: seats are 0..5")
+
+
+def test_logs_help_promises_only_what_a_log_holds() -> None:
+    """The help says what a seat's log is: the bot's own output, and an arena line only
+    where the arena cut the log or could not start the bot (issue 35: it promised an
+    arena line that no log has)."""
+    result = invoke("logs", "--help")
+    assert_ok(result)
+    said = " ".join(result.stdout.replace("│", " ").split())
+    assert "only where it cut the log at the cap or could not start the bot" in said, said
+    assert "'latest'" in said and "game id" in said
+
+
+@pytest.mark.slow
 def test_report_of_a_run_that_does_not_exist(stored_run: StoredRun) -> None:
     result = invoke("report", "feedfacecafe", "--db", str(stored_run.db))
     assert_clean_failure(result, "feedfacecafe")

@@ -60,6 +60,12 @@ def test_submit_refuses_a_bad_bot_with_the_reason_and_log(
     assert code != 0
     assert f"{bot} refused: {check}" in output and reason in output, output
     assert log in output, output  # the tail of the bot's own log
+    # The seat logs stay, in the registry's logs, and the log a fault names is one of
+    # them (issue 35: it was in a temporary directory, deleted when submit ended).
+    (seat_log,) = (registry / "logs").glob(f"submit-*-{bot}/seat0.log")
+    assert log in seat_log.read_text()
+    if check == "starts and joins":
+        assert f"log: {seat_log}" in "".join(output.split()).replace("log:", "log: "), output
     assert Registry(registry).entries() == []
     if check == "starts and joins":  # never seen answering: nothing after the join passed
         assert "ok  answers" not in output and "ok  stays connected" not in output, output

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from arena.bots.sandbox import sandbox_problem
 from arena.cli import app
 from arena.cli.try_ import DEFAULT_TRY_REQUESTS
 from arena.referee.trial import CASES, DEFAULT_REQUESTS
@@ -16,6 +17,7 @@ from arena.referee.trial import CASES, DEFAULT_REQUESTS
 REPO = Path(__file__).resolve().parents[2]
 GREEDY = REPO / "sample_bots" / "greedy"
 WRONG = Path(__file__).resolve().parent / "bots" / "wrong_bot"
+OFFLINE = Path(__file__).resolve().parent / "bots" / "offline_build"
 LINE = re.compile(r"^(\d+)/(\d+) (\w+): (.+) \((R[\d., R]+)\): (.*): (ok|late|illegal|\w+)(: .*)?$")
 
 pytestmark = pytest.mark.timeout(180)
@@ -78,3 +80,15 @@ def test_requests_must_be_positive(tmp_path: Path) -> None:
     result = invoke(str(GREEDY), "--requests", "0", "--out", str(tmp_path))
     assert result.exit_code == 2
     assert "--requests must be at least 1" in result.stderr
+
+
+def test_a_build_that_needed_the_network_names_the_option(tmp_path: Path) -> None:
+    """Issue 35: a build that failed for want of the network says so and names
+    --build-network, instead of leaving the author with npm's error alone."""
+    if sandbox_problem() is not None:
+        pytest.skip(f"only the sandbox takes a build's network away: {sandbox_problem()}")
+    result = invoke(str(OFFLINE), "--out", str(tmp_path))
+    assert result.exit_code != 0, result.output
+    said = " ".join(result.stderr.split())
+    assert "offline_build did not build" in said, said
+    assert "shows a network error" in said and "--build-network" in said, said

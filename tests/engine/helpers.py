@@ -27,8 +27,10 @@ from arena.engine import (
     Trick,
 )
 from arena.engine.events import Event, is_told_to
+from arena.engine.forfeit import FORFEIT_DEALS, apply_forfeit
 from arena.engine.game import Phase
 from arena.engine.randomplay import random_action, random_legal_action
+from arena.engine.record import DecisionNote, Fallback
 
 FULL = (1 << 53) - 1
 # The text of every card of the pack, suit by suit and rank by rank, then the joker.
@@ -456,3 +458,21 @@ def events_for(game: Game, seat: int, start: int = 0) -> list[Event]:
     """R10: the events from index ``start`` on that ``seat`` may be told, in order, as
     ``events.is_told_to`` decides for the referee."""
     return [e for e in game.events[start:] if is_told_to(e, seat)]
+
+
+def refereed(
+    seed: int, marked: Callable[[int, int], Fallback | None], forfeit_deals: int = FORFEIT_DEALS
+) -> tuple[Game, list[DecisionNote]]:
+    """A random game in which the referee played the decisions ``marked(deal, seat)`` gives
+    a fallback for, with the forfeit rule F1 applied at each deal's end as the table does."""
+    rng = random.Random(seed)
+    game = Game(seed=seed)
+    notes: list[DecisionNote] = []
+    while not game.is_over:
+        number, seat = game.deal_number, game.to_act
+        game.apply(random_action(game, rng))
+        fallback = marked(number, seat)
+        notes.append(DecisionNote(None if fallback else 0.01, fallback))
+        if game.deal_number != number:
+            apply_forfeit(game, [n.fallback is not None for n in notes], forfeit_deals)
+    return game, notes

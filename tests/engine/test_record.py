@@ -57,7 +57,7 @@ def test_R1_2_R4_R5_R6_R8_record_fields_and_types(record: dict[str, Any]) -> Non
     """The record's fields, as docs/GAME_RECORD.md lists them: seats 0-5, teams 0-2 (R1.2),
     bids 0 = pass (R4.2), trump (R5.1), exchanges (R5.2), the dealer's exchange (R5.3),
     tricks (R7), points per category (R6.1; game may be null, R6.2), scores (R8)."""
-    assert record["format"] == "schmier-game-record" and record["version"] == 4
+    assert record["format"] == "schmier-game-record" and record["version"] == 5
     top = {"format", "version", "first_dealer", "arranged", "start_scores", "draw_limit"}
     assert set(record) == top | {"deals", "result", "meta"}  # nothing that deals the cards
     assert record["first_dealer"] in range(6)
@@ -90,7 +90,8 @@ def test_R1_2_R4_R5_R6_R8_record_fields_and_types(record: dict[str, Any]) -> Non
         assert deal["points"]["game"] in (0, 1, 2, None)
         assert len(deal["scores"]) == 3 and len(deal["points_won"]) == 3
     result = record["result"]
-    assert set(result) == {"winner", "draw", "scores", "deals"}
+    assert set(result) == {"winner", "draw", "scores", "deals", "forfeited"}
+    assert result["forfeited"] == []  # nobody forfeited (F1, arena.engine.forfeit)
     assert result["deals"] == len(record["deals"])
     check_record(record)
 
@@ -124,7 +125,7 @@ def test_record_json_round_trip_and_replay(record: dict[str, Any]) -> None:
         "[]",
         '{"format": "chess", "version": 1}',
         '{"version": 1}',
-        '{"format": "schmier-game-record", "version": 5}',
+        '{"format": "schmier-game-record", "version": 6}',
         '{"format": "schmier-game-record", "version": "3"}',
         '{"format": "schmier-game-record"}',
     ],
@@ -294,9 +295,11 @@ def test_R3_1_replay_refuses_a_deal_that_is_not_53_cards() -> None:
 
 
 def as_version(record: dict[str, Any], version: int) -> dict[str, Any]:
-    """The record as written before version 3: no decisions, no start scores."""
+    """The record as written before version 3: no decisions, no start scores (nor the
+    forfeited teams of version 5)."""
     old = copy.deepcopy(record)
     del old["start_scores"]
+    del old["result"]["forfeited"]
     for deal in old["deals"]:
         del deal["decisions"]
     old["version"] = version
@@ -506,10 +509,16 @@ def test_the_time_control_travels_with_the_record_and_replays(record: dict[str, 
             replay({**timed, "time_control": bad})
 
 
-def test_version_3_record_without_time_control_still_replays(record: dict[str, Any]) -> None:
-    old = dict(copy.deepcopy(record), version=3)
+@pytest.mark.parametrize("version", [3, 4])
+def test_records_before_the_forfeit_rule_still_replay(record: dict[str, Any], version: int) -> None:
+    """Version 3 (no time control) and 4 (no forfeit rule): their results name no
+    forfeited teams, and a replay adds none."""
+    old = dict(copy.deepcopy(record), version=version)
+    del old["result"]["forfeited"]
     replay(old)
     assert loads(dumps(old)) == old
+    with pytest.raises(ReplayMismatchError, match="forfeited"):
+        replay(dict(copy.deepcopy(record), version=version))  # a field they did not have
 
 
 def test_a_record_s_text_keeps_non_ascii_as_it_is_and_escapes_control_characters(

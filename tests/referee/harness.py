@@ -30,8 +30,10 @@ REPO = Path(__file__).resolve().parents[2]
 TEST_BOTS = Path(__file__).resolve().parent / "bots"
 SAMPLE_BOTS = sample_bots_dir()
 
-# Small limits keep the suite fast: 200 ms per decision plus a 300 ms bank per game.
-FAST = TableSettings(decision_ms=200, overage_ms=300, join_timeout_s=3)
+# Small limits keep the suite fast: 200 ms per decision plus a 300 ms bank per game. The
+# forfeit rule F1 is off: these tests follow a misbehaviour through whole games
+# (test_forfeit.py plays F1 itself).
+FAST = TableSettings(decision_ms=200, overage_ms=300, join_timeout_s=3, forfeit_deals=0)
 
 
 def recorder() -> BotSpec:

@@ -432,3 +432,63 @@ def test_flood_is_recorded_and_told(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert {f.kind for f in run.faults} <= {FaultKind.FLOOD, FaultKind.TIMEOUT}
     told = [n for n in run.notices(0) if n.kind == "flood"]
     assert [n.reason for n in told] == [f.reason for f in floods], "flood faults not told"
+
+
+@pytest.mark.timeout(30)
+def test_a_join_is_read_as_long_as_its_seat_may_still_join() -> None:
+    """Issue 35: the server's own wait for a call's first message lasts as long as the
+    seat's deadline, which counts only the time its bot could run; it no longer refuses a
+    starved bot at the join timeout of wall time while the referee would still take it."""
+
+    async def scenario() -> tuple[bool, bool]:
+        async with (
+            Referee(join_timeout=0.3) as referee,
+            grpc.aio.insecure_channel(referee.address) as channel,
+        ):
+            link = SeatLink(0, new_token(), join_deadline=time.monotonic() + 30.0)
+            referee.registry.register(link)
+            call = await open_stream(channel, None)
+            await asyncio.sleep(1.0)  # past the join timeout: the seat may still join
+            await call.write(join_message(link.token))
+            await asyncio.wait_for(link.joined.wait(), 10.0)
+            link.finished.set()
+            call.cancel()
+            return link.joined.is_set(), referee.registry.may_join()
+
+    assert asyncio.run(scenario()) == (True, False)
+
+
+@pytest.mark.timeout(60)
+def test_the_sdk_keeps_trying_to_join_until_the_referee_answers(tmp_path: Path) -> None:
+    """Issue 35: a bot on the SDK that cannot reach its seat's socket yet (the machine too
+    busy to serve it) tries again with the same token, and joins once it can, instead of
+    exiting and being blamed for it; only the referee's own refusal ends its attempts."""
+    socket = tmp_path / "referee.sock"
+
+    async def scenario() -> tuple[str, str]:
+        token = new_token()
+        link = SeatLink(0, token, join_deadline=time.monotonic() + 30.0)
+        bot = asyncio.ensure_future(play_stream(Bot(), f"unix:{socket}", token))
+        # A socket that is there but not served: every connection is refused.
+        socket.touch()
+        await asyncio.sleep(1.5)
+        assert not bot.done(), "the SDK gave up before the referee did"
+        socket.unlink()
+        async with Referee(address=f"unix:{socket}") as referee:
+            referee.registry.register(link)
+            await asyncio.wait_for(link.joined.wait(), 20.0)
+            link.finished.set()  # ends the call: the bot sees the stream close
+            ended = await asyncio.wait_for(bot, 10.0)
+        # A refusal of the referee's own ends the attempts at once.
+        late = SeatLink(1, new_token(), join_deadline=time.monotonic() - 1.0)
+        async with Referee(address=f"unix:{socket}") as referee:
+            referee.registry.register(late)
+            try:
+                await asyncio.wait_for(play_stream(Bot(), referee.address, late.token), 10.0)
+            except RefereeRefused as refused:
+                return ended, str(refused)
+        raise AssertionError("a join after the deadline was taken")
+
+    ended, refused = asyncio.run(scenario())
+    assert ended == "the referee closed the stream"
+    assert refused == "DEADLINE_EXCEEDED: the join deadline for this seat has passed"

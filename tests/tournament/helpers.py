@@ -94,6 +94,7 @@ class StoredGame:
     seats: tuple[SeatStats, ...]  # ordered by seat
     points_won: tuple[int, ...]  # by seat: the points of the seat's team
     faults: tuple[Fault, ...]  # in the order they were recorded
+    forfeited: tuple[int, ...] = ()  # the teams that forfeited (F1), from its bits
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,8 @@ def find_game(store: ResultsStore, game_id: int) -> StoredGame | None:
             """
             SELECT g.id, g.run_id, m.match_key, g.game_index, g.winner,
                    g.score_team0, g.score_team1, g.score_team2, g.deals, g.duration_s,
-                   g.finished_at, m.entrant_team0, m.entrant_team1, m.entrant_team2
+                   g.finished_at, m.entrant_team0, m.entrant_team1, m.entrant_team2,
+                   g.forfeited
             FROM games g JOIN matches m ON m.id = g.match_id
             WHERE g.id = ?
             """,
@@ -189,6 +191,7 @@ def find_game(store: ResultsStore, game_id: int) -> StoredGame | None:
         seats=tuple(SeatStats(*r[:7]) for r in seat_rows),
         points_won=tuple(r[7] for r in seat_rows),
         faults=faults,
+        forfeited=tuple(team for team in range(3) if row[14] >> team & 1),
     )
 
 

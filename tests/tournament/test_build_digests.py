@@ -109,14 +109,19 @@ def test_a_comparison_refuses_games_of_two_builds(tmp_path: Path) -> None:
 def test_a_version_5_store_gains_the_column_with_its_games_kept(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     stored(db, [(NEW, BASE, BASE)])
-    write_sql(db, "ALTER TABLE seat_stats DROP COLUMN build_digest", "PRAGMA user_version=5")
+    write_sql(
+        db,
+        "ALTER TABLE seat_stats DROP COLUMN build_digest",
+        "ALTER TABLE games DROP COLUMN forfeited",
+        "PRAGMA user_version=5",
+    )
     with ResultsStore.open(db) as store:
         assert len(store.games("r")) == 1
         assert store.builds("r") == {}  # not recorded then
         store.record_game("r", "m", make_game(1, record=record(NEW, BASE, BASE)))
         assert store.builds("r") == {"new@1": {NEW: 1}, "base@1": {BASE: 1}}
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         columns = [row[1] for row in conn.execute("PRAGMA table_info(seat_stats)")]
     assert columns[-1] == "build_digest"
 

@@ -150,9 +150,10 @@ def test_every_stored_record_replays_to_its_row(finished: FinishedRun) -> None:
         assert replayed.outcome.deals == game.deals, where
         assert record["result"] == {
             "winner": game.winner,
-            "draw": game.winner is None,
+            "draw": game.winner is None and not game.forfeited,
             "scores": list(game.scores),
             "deals": game.deals,
+            "forfeited": list(game.forfeited),
         }, where
         assert len(record["deals"]) == game.deals, where
         assert "seed" not in record, where

@@ -3,13 +3,15 @@
 //
 // It loads the contract copied into this directory (proto/arena/v1/arena.proto) at start
 // with @grpc/proto-loader, so nothing is generated; joins the referee at ARENA_ADDRESS
-// with the token in ARENA_TOKEN; answers every decision request with its first legal
-// choice; and exits 0 when the match is over (docs/PROTOCOL.md §2). The legal lists come
-// in the order docs/PROTOCOL.md guarantees: pass first, then the bids from low to high;
-// clubs, diamonds, hearts, spades; cards by suit in that order, 2 up to ace, the joker
-// last. Put your strategy in the four choose* functions.
+// with the token in ARENA_TOKEN (again, while the referee cannot be reached); answers
+// every decision request with its first legal choice; and exits 0 when the match is over
+// (docs/PROTOCOL.md §2). The legal lists come in the order docs/PROTOCOL.md guarantees:
+// pass first, then the bids from low to high; clubs, diamonds, hearts, spades; cards by
+// suit in that order, 2 up to ace, the joker last. Put your strategy in the four choose*
+// functions.
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -81,24 +83,16 @@ function answerFor(request) {
 
 // --- the contract: join, answer each request, end on match_over -------------------------
 
-function main() {
-  const address = process.env.ARENA_ADDRESS;
-  const token = process.env.ARENA_TOKEN;
-  if (!address || !token) {
-    log('ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)');
-    process.exit(2);
-  }
-  const definition = protoLoader.loadSync(PROTO, {
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
-  const arena = grpc.loadPackageDefinition(definition).arena.v1;
+// A unix socket's file gone means the seat is gone (its match is over): no use trying.
+function socketGone(address) {
+  return address.startsWith('unix:') && !fs.existsSync(address.slice('unix:'.length));
+}
+
+function play(arena, address, token, pause) {
   const client = new arena.Referee(address, grpc.credentials.createInsecure());
   const call = client.Play();
   let over = false;
+  let heard = false; // the referee has answered, so it read the join
 
   const finish = (code) => {
     over = true;
@@ -109,6 +103,7 @@ function main() {
   };
 
   call.on('data', (message) => {
+    heard = true;
     if (over) return;
     // message.events: what happened since the last message (R10); this bot reads the view.
     switch (message.body) {
@@ -133,6 +128,16 @@ function main() {
   });
   call.on('error', (error) => {
     if (over) return;
+    if (error.code === grpc.status.UNAVAILABLE && !heard && !socketGone(address)) {
+      // The referee could not be reached yet (a machine too busy to serve this bot): join
+      // again with the same token until it answers. Only its own refusal (the seat's
+      // deadline passed: DEADLINE_EXCEEDED) ends the attempts (docs/PROTOCOL.md §2).
+      over = true;
+      client.close();
+      if (pause === 50) log(`cannot reach the referee yet (${error.details}); trying again`);
+      setTimeout(() => play(arena, address, token, Math.min(2 * pause, 1000)), pause);
+      return;
+    }
     log(`the stream failed: ${error.code} ${error.details || error.message}`);
     finish(error.code === grpc.status.UNAVAILABLE ? 2 : 1);
   });
@@ -150,6 +155,23 @@ function main() {
       protocol_version: 'PROTOCOL_VERSION_1',
     },
   });
+}
+
+function main() {
+  const address = process.env.ARENA_ADDRESS;
+  const token = process.env.ARENA_TOKEN;
+  if (!address || !token) {
+    log('ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)');
+    process.exit(2);
+  }
+  const definition = protoLoader.loadSync(PROTO, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  play(grpc.loadPackageDefinition(definition).arena.v1, address, token, 50);
 }
 
 main();

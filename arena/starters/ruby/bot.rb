@@ -1,7 +1,8 @@
 # Bot __BOT_NAME__: a Schmier Arena bot in Ruby (Debian's ruby-grpc).
 #
-# It joins the referee at ARENA_ADDRESS with the seat token in ARENA_TOKEN, answers every
-# decision request with its first legal choice, and exits 0 when the match is over
+# It joins the referee at ARENA_ADDRESS with the seat token in ARENA_TOKEN (again, while
+# the referee cannot be reached), answers every decision request with its first legal
+# choice, and exits 0 when the match is over
 # (docs/PROTOCOL.md §2). Its build generates gen/ from the contract copied here
 # (proto/arena/v1/arena.proto). The legal lists come in the order docs/PROTOCOL.md
 # guarantees: pass first, then the bids from low to high; clubs, diamonds, hearts,
@@ -78,17 +79,18 @@ end
 
 # --- the contract: join, answer each request, end on match_over ------------------------
 
-def main
-  address = ENV['ARENA_ADDRESS']
-  token = ENV['ARENA_TOKEN']
-  if address.to_s.empty? || token.to_s.empty?
-    log('ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)')
-    exit(2)
-  end
+# A unix socket's file gone means the seat is gone (its match is over): no use trying.
+def socket_gone?(address)
+  address.start_with?('unix:') && !File.exist?(address.delete_prefix('unix:'))
+end
+
+# One stream: the join, then one answer per request, until the match is over. Returns
+# whether the match ended; raises GRPC::Unavailable, tagged with whether the referee had
+# answered, when the connection failed.
+def play(address, token)
   stub = Arena::V1::Referee::Stub.new(address, :this_channel_is_insecure)
   outbox = Queue.new
   done = Object.new
-  # What the bot sends: the join, then one answer per request, until the match is over.
   messages = Enumerator.new do |out|
     loop do
       message = outbox.pop
@@ -102,9 +104,10 @@ def main
       protocol_version: :PROTOCOL_VERSION_1
     )
   )
-  over = false
+  heard = false # the referee has answered, so it read the join
   begin
     stub.play(messages).each do |message|
+      heard = true
       # message.events: what happened since the last message (R10); this bot reads the view.
       case message.body
       when :request
@@ -118,15 +121,44 @@ def main
         n = message.notice
         log("fault #{n.kind}: #{n.reason} (played #{n.fallback})")
       when :match_over
-        over = true
         outbox << done
+        return true
       end
+    end
+  rescue GRPC::Unavailable => e
+    outbox << done
+    raise e if heard
+
+    return nil # never reached the referee: the caller joins again
+  end
+  false
+end
+
+def main
+  address = ENV['ARENA_ADDRESS']
+  token = ENV['ARENA_TOKEN']
+  if address.to_s.empty? || token.to_s.empty?
+    log('ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)')
+    exit(2)
+  end
+  pause = 0.05
+  begin
+    loop do
+      over = play(address, token)
+      exit(over ? 0 : 1) unless over.nil?
+      # The referee could not be reached yet (a machine too busy to serve this bot): join
+      # again with the same token until it answers. Only its own refusal (the seat's
+      # deadline passed: DEADLINE_EXCEEDED) ends the attempts (docs/PROTOCOL.md §2).
+      raise GRPC::Unavailable, 'the seat is gone' if socket_gone?(address)
+
+      log('cannot reach the referee yet; trying again') if pause == 0.05
+      sleep(pause)
+      pause = [2 * pause, 1.0].min
     end
   rescue GRPC::BadStatus => e
     log("the stream failed: #{e.class.name.split('::').last}: #{e.details}")
     exit(e.is_a?(GRPC::Unavailable) ? 2 : 1)
   end
-  exit(over ? 0 : 1)
 end
 
 main

@@ -70,9 +70,10 @@ class StoredGame:
     game_index: int
     entrants_by_team: tuple[str, str, str]
     scores: tuple[int, int, int]
-    winner: int | None  # None for a draw
+    winner: int | None  # None for a draw, or where the teams that did not forfeit are level
     deals: int
     faults: int
+    forfeited: tuple[int, ...] = ()  # the teams that forfeited (F1), each a loss
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ def _stored(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list
         SELECT g.id, g.run_id, m.match_key, g.game_index,
                e0.name, e0.version, e1.name, e1.version, e2.name, e2.version,
                g.score_team0, g.score_team1, g.score_team2, g.winner, g.deals,
-               (SELECT COUNT(*) FROM faults f WHERE f.game_id = g.id)
+               (SELECT COUNT(*) FROM faults f WHERE f.game_id = g.id), g.forfeited
         FROM games g
         JOIN matches m ON m.id = g.match_id
         JOIN entrants e0 ON e0.id = m.entrant_team0
@@ -185,9 +186,15 @@ def _stored(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list
             winner=r[13],
             deals=r[14],
             faults=r[15],
+            forfeited=_teams(r[16]),
         )
         for r in rows
     ]
+
+
+def _teams(bits: int) -> tuple[int, ...]:
+    """The teams of a ``games.forfeited`` column: bit t for team t."""
+    return tuple(team for team in range(3) if bits >> team & 1)
 
 
 def run(conn: sqlite3.Connection, run_id: str) -> RunInfo | None:
@@ -216,7 +223,8 @@ def entrant_game_rows(conn: sqlite3.Connection, run_id: str) -> list[stats.Entra
         """
         SELECT e.name, e.version, g.game_index, g.winner, s.team,
                MAX(s.points_won), g.deals, SUM(s.bids_made), SUM(s.bids_won),
-               SUM(s.faults), SUM(s.decisions), SUM(s.decision_seconds_total)
+               SUM(s.faults), SUM(s.decisions), SUM(s.decision_seconds_total),
+               g.forfeited
         FROM games g
         JOIN seat_stats s ON s.game_id = g.id
         JOIN entrants e ON e.id = s.entrant_id
@@ -240,9 +248,12 @@ def entrant_game_rows(conn: sqlite3.Connection, run_id: str) -> list[stats.Entra
         faults,
         decisions,
         secs,
+        forfeited,
     ) in rows:
         outcome: stats.Outcome
-        if winner is None:
+        if team in _teams(forfeited):  # F1: a forfeit is a loss whoever else won
+            outcome = "loss"
+        elif winner is None:
             outcome = "draw"
         elif winner == team:
             outcome = "win"
@@ -274,6 +285,7 @@ def game_outcomes(conn: sqlite3.Connection, run_id: str) -> list[stats.GameOutco
             final_scores=game.scores,
             winner=game.winner,
             seed=game.game_index,
+            forfeited=game.forfeited,
         )
         for game in games(conn, run_id)
     ]

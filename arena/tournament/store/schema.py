@@ -32,7 +32,7 @@ __all__ = [
     "prepare",
 ]
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 # Written to the SQLite header so that an unrelated database that happens to carry the same
 # user_version is not mistaken for a results store. The bytes spell "SchA".
 APPLICATION_ID: Final = 0x53636841
@@ -89,6 +89,11 @@ INSERT_DECISION_TIME: Final = """
     VALUES (?, ?, ?, ?, ?, ?)
     """
 
+# The teams that forfeited a game under the referee's rule F1 (arena.engine.forfeit), a
+# bit each: bit t for team t, 0 for none. It comes last, where the upgrade from version 5
+# adds it.
+_FORFEITED: Final = "forfeited   INTEGER NOT NULL DEFAULT 0 CHECK (forfeited BETWEEN 0 AND 7)"
+
 # STRICT tables make SQLite reject values of the wrong type instead of silently storing them.
 _SCHEMA: Final[tuple[str, ...]] = (
     """
@@ -127,7 +132,7 @@ _SCHEMA: Final[tuple[str, ...]] = (
     # UNIQUE (match_id, game_index) is the required UNIQUE (run_id, match_key, game_index):
     # matches are unique per (run_id, match_key), so match_id stands for that pair. run_id is
     # repeated here only so that per-run queries need no join.
-    """
+    f"""
     CREATE TABLE games (
         id          INTEGER PRIMARY KEY,
         run_id      TEXT NOT NULL REFERENCES runs (id),
@@ -141,6 +146,7 @@ _SCHEMA: Final[tuple[str, ...]] = (
         duration_s  REAL NOT NULL,
         record      BLOB NOT NULL,
         finished_at TEXT NOT NULL,
+        {_FORFEITED},
         UNIQUE (match_id, game_index)
     ) STRICT
     """,
@@ -421,6 +427,12 @@ def _migrate_from_5(conn: sqlite3.Connection) -> None:
     )
 
 
+# Version 7 keeps the teams that forfeited each game (F1). No game stored before could
+# end so: every one gets 0.
+def _migrate_from_6(conn: sqlite3.Connection) -> None:
+    conn.execute(f"ALTER TABLE games ADD COLUMN {_FORFEITED}")
+
+
 # Each step upgrades a store of its version to the next; they run in this order.
 _UPGRADES: Final[tuple[tuple[int, Callable[[sqlite3.Connection], None]], ...]] = (
     (1, _migrate_from_1),
@@ -428,6 +440,7 @@ _UPGRADES: Final[tuple[tuple[int, Callable[[sqlite3.Connection], None]], ...]] =
     (3, _migrate_from_3),
     (4, _migrate_from_4),
     (5, _migrate_from_5),
+    (6, _migrate_from_6),
 )
 
 

@@ -204,8 +204,8 @@ def record_game(conn: sqlite3.Connection, run_id: str, match_key: str, game: Gam
                 """
                 INSERT INTO games (run_id, match_id, game_index, winner,
                                    score_team0, score_team1, score_team2,
-                                   deals, duration_s, record, finished_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   deals, duration_s, record, finished_at, forfeited)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 (
                     run_id,
@@ -217,6 +217,7 @@ def record_game(conn: sqlite3.Connection, run_id: str, match_key: str, game: Gam
                     game.duration_s,
                     blob,
                     finished_at,
+                    sum(1 << team for team in set(game.forfeited)),
                 ),
             )
         except sqlite3.IntegrityError as exc:
@@ -293,6 +294,8 @@ def _validate_game(game: GameResult) -> None:
         raise ValueError(f"game_index must be >= 0, got {game.game_index}")
     if game.winner is not None and game.winner not in (0, 1, 2):
         raise ValueError(f"winner must be a team 0..2 or None, got {game.winner!r}")
+    if not set(game.forfeited) <= {0, 1, 2} or game.winner in game.forfeited:
+        raise ValueError(f"forfeited must be teams 0..2 but the winner, got {game.forfeited!r}")
     if len(game.scores) != 3:
         raise ValueError(f"scores must have one entry per team, got {game.scores!r}")
     seats = sorted(s.seat for s in game.seats)

@@ -1,20 +1,24 @@
 // Bot __BOT_NAME__: a Schmier Arena bot in C++ (the synchronous gRPC C++ API).
 //
-// It joins the referee at ARENA_ADDRESS with the seat token in ARENA_TOKEN, answers every
-// decision request with its first legal choice, and exits 0 when the match is over
+// It joins the referee at ARENA_ADDRESS with the seat token in ARENA_TOKEN (again, while
+// the referee cannot be reached), answers every decision request with its first legal
+// choice, and exits 0 when the match is over
 // (docs/PROTOCOL.md §2). The legal lists come in the order docs/PROTOCOL.md guarantees:
 // pass first, then the bids from low to high; clubs, diamonds, hearts, spades; cards by
 // suit in that order, 2 up to ace, the joker last. Put your strategy in the four Choose*
 // functions.
 #include <grpcpp/grpcpp.h>
 
-#include <stdlib.h>  // unsetenv (POSIX)
+#include <stdlib.h>    // unsetenv (POSIX)
+#include <sys/stat.h>  // stat (POSIX)
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "arena/v1/arena.grpc.pb.h"
 #include "arena/v1/arena.pb.h"
@@ -96,7 +100,11 @@ Answer Decide(const DecisionRequest& request) {
 
 // --- the contract: join, answer each request, end on match_over ----------------------
 
-int Run(const std::string& address, const std::string& token) {
+// What one stream came to: the match over, the referee unreachable before it read the
+// join (try again), or a failure.
+enum class Ended { kOver, kUnreached, kFailed, kBroken };
+
+Ended Play(const std::string& address, const std::string& token) {
   auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = arena::v1::Referee::NewStub(channel);
   grpc::ClientContext context;
@@ -112,7 +120,9 @@ int Run(const std::string& address, const std::string& token) {
 
   arena::v1::RefereeMessage message;
   bool over = false;
+  bool heard = false;  // the referee has answered, so it read the join
   while (writable && !over && stream->Read(&message)) {
+    heard = true;
     // message.events(): what happened since the last message (R10); this bot reads the view.
     switch (message.body_case()) {
       case arena::v1::RefereeMessage::kRequest: {
@@ -138,10 +148,48 @@ int Run(const std::string& address, const std::string& token) {
   while (stream->Read(&message)) {
   }
   const grpc::Status status = stream->Finish();
-  if (over) return 0;
+  if (over) return Ended::kOver;
+  const bool unavailable = status.error_code() == grpc::StatusCode::UNAVAILABLE;
+  if (unavailable && !heard) return Ended::kUnreached;
   std::cerr << "[" << kName << "] the stream ended before the match was over: "
             << status.error_code() << " " << status.error_message() << std::endl;
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE ? 2 : 1;
+  return unavailable ? Ended::kBroken : Ended::kFailed;
+}
+
+// A unix socket's file gone means the seat is gone (its match is over): no use trying.
+bool SocketGone(const std::string& address) {
+  const std::string unix_prefix = "unix:";
+  if (address.rfind(unix_prefix, 0) != 0) return false;
+  struct stat info;
+  return stat(address.substr(unix_prefix.size()).c_str(), &info) != 0;
+}
+
+int Run(const std::string& address, const std::string& token) {
+  auto pause = std::chrono::milliseconds(50);
+  for (;;) {
+    switch (Play(address, token)) {
+      case Ended::kOver:
+        return 0;
+      case Ended::kFailed:
+        return 1;
+      case Ended::kBroken:
+        return 2;
+      case Ended::kUnreached:
+        break;
+    }
+    // The referee could not be reached yet (a machine too busy to serve this bot): join
+    // again with the same token until it answers. Only its own refusal (the seat's
+    // deadline passed: DEADLINE_EXCEEDED) ends the attempts (docs/PROTOCOL.md §2).
+    if (SocketGone(address)) {
+      std::cerr << "[" << kName << "] cannot reach the referee at " << address << std::endl;
+      return 2;
+    }
+    if (pause == std::chrono::milliseconds(50)) {
+      std::cerr << "[" << kName << "] cannot reach the referee yet; trying again" << std::endl;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(2 * pause, std::chrono::milliseconds(1000));
+  }
 }
 
 }  // namespace
