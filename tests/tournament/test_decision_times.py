@@ -206,7 +206,7 @@ def test_a_version_4_store_is_upgraded_in_place_and_its_decision_times_filled_on
 
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         count = conn.execute("SELECT COUNT(*) FROM decision_times").fetchone()[0]

@@ -332,7 +332,7 @@ def test_a_version_1_store_is_upgraded_and_its_runs_stay_readable(tmp_path: Path
         assert s.deal_key(RUN) == KEY
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
         assert "seed" not in columns
         fault_columns = [row[1] for row in conn.execute("PRAGMA table_info(faults)")]

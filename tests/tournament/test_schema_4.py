@@ -111,7 +111,7 @@ def test_a_version_3_store_is_upgraded_in_place_with_null_decision_indexes(
         assert store.game_faults(game_id) == [fault]
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(faults)")}
