@@ -14,9 +14,9 @@ from .conftest import ContestServer, stored_games
 
 
 def rounds(db: Path) -> list[tuple[int, list[str], int, int, bool]]:
-    with sqlite3.connect(db.with_name(f"{db.stem}-contest.db")) as conn:
+    with sqlite3.connect(db) as conn:
         rows = conn.execute(
-            "SELECT id, entrants, games, first_game, finished_at FROM rounds ORDER BY id"
+            "SELECT id, entrants, games, first_game, finished_at FROM contest_rounds ORDER BY id"
         ).fetchall()
     return [(r[0], json.loads(r[1]), r[2], r[3], r[4] is not None) for r in rows]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
 from .conftest import ContestServer
@@ -37,7 +38,8 @@ def test_every_write_needs_the_right_token(contest: ContestServer) -> None:
     assert banned.status_code == 403 and "banned" in banned.json()["error"]
     assert contest.admin("/api/admin/ban", {"name": "nobody"}).status_code == 404
     # The token is stored hashed: the contest's file does not hold it.
-    assert token.encode() not in contest.db.with_name("contest-contest.db").read_bytes()
+    files = [p for p in contest.db.parent.iterdir() if p.name.startswith(contest.db.name)]
+    assert files and all(token.encode() not in p.read_bytes() for p in files)
 
 
 @pytest.mark.slow
@@ -68,7 +70,10 @@ def test_each_hostile_upload_is_refused_in_one_line_and_changes_nothing(
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
-    server = ContestServer(tmp_path / "contest.db", (), "--rate", "6", "--burst", "3").start()
+    proxy = "127.0.0.3"  # a reverse proxy on this host, the only one trusted
+    server = ContestServer(
+        tmp_path / "contest.db", (), "--rate", "6", "--burst", "3", "--trusted-proxy", proxy
+    ).start()
     try:
         token = server.add_contestant("eve")
         big = server.post(
@@ -83,11 +88,27 @@ def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
         # Another token has its own allowance, within its address's (four times as large).
         other = {"Authorization": "Bearer made-up"}
         assert server.get("/api/leaderboard", headers=other).status_code == 200
+        # Made-up tokens, and made-up X-Forwarded-For from an untrusted address, buy no
+        # more than the address's share.
         codes = [
-            server.get("/api/live", headers={"Authorization": f"Bearer t{i}"}).status_code
+            server.get(
+                "/api/live",
+                headers={"Authorization": f"Bearer t{i}", "X-Forwarded-For": f"198.51.100.{i}"},
+            ).status_code
             for i in range(14)
         ]
-        assert codes[-1] == 429, codes  # made-up tokens buy no more than the address's share
+        assert codes[-1] == 429, codes
+        # From the trusted proxy, each forwarded address has its own share.
+        transport = httpx.HTTPTransport(local_address=proxy)
+        with httpx.Client(base_url=server.url, transport=transport, timeout=30) as via_proxy:
+            forwarded = [
+                via_proxy.get(
+                    "/api/live",
+                    headers={"Authorization": f"Bearer p{i}", "X-Forwarded-For": f"203.0.113.{i}"},
+                ).status_code
+                for i in range(14)
+            ]
+        assert forwarded == [200] * 14, forwarded
     finally:
         assert server.stop() == 0
 
