@@ -184,7 +184,7 @@ def contestant_page(data: ContestantView) -> str:
     for row in data.versions:
         cls = "fail" if row.state in ("suspended", "held") else ""
         rows.append(
-            f"<tr><td><code>{e(row.version)}</code></td><td>{e(row.uploaded_at)}"
+            f'<tr class="version"><td><code>{e(row.version)}</code></td><td>{e(row.uploaded_at)}'
             f'</td><td class="{cls}">{e(_state(row))}</td><td class="num">'
             f'{row.games}</td><td class="num">{row.faults}</td></tr>'
         )
