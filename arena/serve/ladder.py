@@ -643,14 +643,18 @@ class Ladder:
         """Every few seconds: has a game arrived lately, where one should have?"""
         while True:
             await asyncio.sleep(min(10.0, self.watchdog_s / 3))
-            quiet = time.time() - self.state.last_game
-            if quiet < self.watchdog_s:
-                self.state.stalled = None
-                continue
-            line = f"no game stored for {quiet:.0f} s: {self.why_quiet()}"
-            if self.state.stalled is None:
-                self._notice(line)
-            self.state.stalled = line
+            self.look()
+
+    def look(self) -> None:
+        """One look of the watchdog: a stall is said once, and its line kept while it lasts."""
+        quiet = time.time() - self.state.last_game
+        if quiet < self.watchdog_s:
+            self.state.stalled = None
+            return
+        line = f"no game stored for {quiet:.0f} s: {self.why_quiet()}"
+        if self.state.stalled is None:
+            self._notice(line)
+        self.state.stalled = line
 
     def why_quiet(self) -> str:
         """What the ladder is doing, in one line, for the watchdog."""
