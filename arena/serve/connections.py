@@ -9,7 +9,10 @@ hold every file descriptor. Its h11 protocol is kept as it is and given three bo
   opening, or of the previous response on a kept-alive connection: else it is closed;
 * at most ``PER_ADDRESS`` connections at once from one address (a trusted proxy's
   connections, which carry everyone's requests, are not counted);
-* at most ``MAX_CONNECTIONS`` at once in all; past it a new connection is closed at once.
+* at most ``MAX_CONNECTIONS`` at once in all: past it, the connection that has waited
+  longest for its headers is closed to make room (a slow client's, not the newcomer's:
+  a client that sends its request at once is never the one waiting longest), or the
+  newcomer itself when every connection is busy with a request.
 
 The body's own time is bounded apart, per request (``arena.serve.limits``).
 """
@@ -71,6 +74,8 @@ def guarded_protocol(
 ) -> type[H11Protocol]:
     """uvicorn's h11 protocol with the bounds above (each server its own counts)."""
     by_address: Counter[str] = Counter()
+    # The connections waiting for a request's headers, the longest-waiting first.
+    waiting: dict[H11Protocol, None] = {}
 
     class GuardedH11Protocol(H11Protocol):
         def __init__(
@@ -87,7 +92,14 @@ def guarded_protocol(
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             address = self.client[0] if self.client else "?"
-            crowded = len(self.connections) > max_connections
+            crowded = False
+            if len(self.connections) > max_connections:
+                oldest = next(iter(waiting), None)
+                if oldest is None:
+                    crowded = True  # every connection is busy with a request
+                else:
+                    waiting.pop(oldest)
+                    oldest.transport.close()
             if not _within(address, trusted):
                 if by_address[address] >= per_address:
                     crowded = True
@@ -102,16 +114,18 @@ def guarded_protocol(
         def _await_headers(self) -> None:
             self._stop_waiting()
             self._headers_due = self.loop.call_later(header_timeout, self._headers_late)
+            waiting[self] = None
 
         def _stop_waiting(self) -> None:
+            waiting.pop(self, None)
             if self._headers_due is not None:
                 self._headers_due.cancel()
                 self._headers_due = None
 
         def _headers_late(self) -> None:
-            self._headers_due = None
-            waiting = self.cycle is None or self.cycle.response_complete
-            if waiting and not self.transport.is_closing():
+            self._stop_waiting()
+            idle = self.cycle is None or self.cycle.response_complete
+            if idle and not self.transport.is_closing():
                 self.transport.close()
 
         def handle_events(self) -> None:

@@ -17,6 +17,7 @@ Input is typed: the organiser's requests are parsed by pydantic in strict mode (
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import datetime
 import os
@@ -350,6 +351,9 @@ class ContestService:
         )
         self.log_root = logs_beside(config.db_path)
         self.uploads = Path(tempfile.mkdtemp(prefix="arena-uploads-"))
+        # Unpacking and hashing an upload can take long (a deep tree): threads of their own,
+        # one per place in the queue, so that it never starves the ladder's.
+        self.unpacking = concurrent.futures.ThreadPoolExecutor(config.builds.queue, "arena-unpack")
 
     def stop(self) -> None:
         """The server is stopping: answer the waiting uploads, end the build under way."""
@@ -357,6 +361,7 @@ class ContestService:
 
     def close(self) -> None:
         self.builds.stop()
+        self.unpacking.shutdown(wait=False, cancel_futures=True)
         self.ladder.close()
         self.contest.close()
         self.results.close()
@@ -677,10 +682,13 @@ class UploadSlot:
         service = self.service
         name = self.who.name
         work = Path(tempfile.mkdtemp(dir=service.uploads))
+        loop = asyncio.get_running_loop()
         try:
             try:
-                unpacked = await asyncio.to_thread(unpack, data, work / "bot", filename)
-                spec = await asyncio.to_thread(load_bot, unpacked.path)
+                unpacked = await loop.run_in_executor(
+                    service.unpacking, unpack, data, work / "bot", filename
+                )
+                spec = await loop.run_in_executor(service.unpacking, load_bot, unpacked.path)
             except (UnpackError, BotSpecError) as error:
                 return self._refused(f"refused: {error}", "refused: not a bot archive")
             except RecursionError:
@@ -712,7 +720,7 @@ class UploadSlot:
             except ServerStopping as stopping:
                 raise Unavailable(str(stopping), retry_after=30.0) from None
         finally:
-            await asyncio.to_thread(remove_tree, work)
+            await loop.run_in_executor(service.unpacking, remove_tree, work)
         return self._outcome(outcome)
 
     def _refused(self, reason: str, status: str) -> UploadAnswer:

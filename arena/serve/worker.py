@@ -16,6 +16,7 @@ process.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import multiprocessing.connection
 import os
@@ -61,6 +62,9 @@ class Worker:
         self._jobs: multiprocessing.connection.Connection | None = None
         self._results: multiprocessing.connection.Connection | None = None
         self._lock = asyncio.Lock()
+        # Its own thread waits for each result (one per process): the loop's shared pool
+        # may be busy (a slow unpacking), and a wait must never queue behind it.
+        self._waiter: concurrent.futures.ThreadPoolExecutor | None = None
 
     @property
     def pid(self) -> int | None:
@@ -88,6 +92,7 @@ class Worker:
             os.close(results_in)
         self._jobs = multiprocessing.connection.Connection(jobs_in, readable=False)
         self._results = multiprocessing.connection.Connection(results_out, writable=False)
+        self._waiter = concurrent.futures.ThreadPoolExecutor(1, f"arena-{self.name}")
 
     async def call(self, function: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
         """``function(*args)`` in the worker; ``WorkerError`` with its line if it raised,
@@ -97,13 +102,14 @@ class Worker:
             if self.pid is None:
                 self.kill()
                 self._start()
-            jobs, results = self._jobs, self._results
-            assert jobs is not None and results is not None
+            jobs, results, waiter = self._jobs, self._results, self._waiter
+            assert jobs is not None and results is not None and waiter is not None
             try:
                 jobs.send((function, args))
                 async with asyncio.timeout(timeout):
                     # In a thread: a kill ends its wait (the pipe's end), so it never lingers.
-                    status, value = await asyncio.to_thread(results.recv)
+                    loop = asyncio.get_running_loop()
+                    status, value = await loop.run_in_executor(waiter, results.recv)
             except TimeoutError:
                 self.kill()
                 raise WorkerTimeout(
@@ -133,6 +139,9 @@ class Worker:
                 with contextlib.suppress(OSError):
                     connection.close()
         self._jobs = self._results = None
+        if self._waiter is not None:  # its thread ends once its wait has (the pipe's end)
+            self._waiter.shutdown(wait=False)
+            self._waiter = None
 
 
 def serve_jobs() -> None:

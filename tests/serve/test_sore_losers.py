@@ -121,6 +121,33 @@ def test_sore_losers_are_suspended_and_the_ladder_plays_on(tmp_path: Path) -> No
         assert len(stored_games(db)) >= suspended_at + 6, "the ladder stopped playing"
         assert server.get("/api/live").json()["building"] == ["slowpoke"]
 
+        # The same bytes again do not bring a suspended version back (nothing is built).
+        again = server.post("/api/upload", content=data, headers=bearer)
+        assert again.status_code == 422 and "was suspended (crash)" in again.json()["reason"]
+
+        # Retiring an entrant ends its round under way at once; the ladder goes on.
+        random_label = next(
+            e["entrant"]
+            for e in server.get("/api/leaderboard").json()["entrants"]
+            if e["contestant"] == "random"
+        )
+        retired = server.admin("/api/admin/retire", {"name": "random", "version": None})
+        assert retired.status_code == 200
+
+        def playing_random() -> bool:
+            live = server.get("/api/live").json()
+            return live["round"] is not None and random_label in live["round"]["entrants"]
+
+        while time.monotonic() < deadline and playing_random():
+            time.sleep(0.2)
+        assert not playing_random()
+        with sqlite3.connect(db) as conn:
+            rounds = conn.execute(
+                "SELECT finished_at, ended FROM contest_rounds WHERE entrants LIKE ?",
+                (f"%{random_label}%",),
+            ).fetchall()
+        assert rounds and all(finished for finished, _ in rounds)  # none left under way
+
         # Everyone sees the status; only its owner reads why, and its logs.
         public = server.get("/api/contestants/sly").json()
         version = public["versions"][-1]
