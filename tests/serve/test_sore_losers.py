@@ -74,6 +74,10 @@ def test_sore_losers_are_suspended_and_the_ladder_plays_on(tmp_path: Path) -> No
     waiting: list[httpx.Response | BaseException] = []
     try:
         assert server.admin("/api/admin/pause", {"paused": True}).status_code == 200
+        # Who the ladder's entrants are: a validation's opponents are some of them.
+        entrants = server.get("/api/leaderboard").json()["entrants"]
+        names = {e["contestant"] for e in entrants}
+        assert names == {"random", "greedy", "lowest", *HOUSE}
         token = server.add_contestant("sly")
         sly = tmp_path / "sly"
         shutil.copytree(BOTS / "sly", sly)
@@ -172,8 +176,6 @@ def test_sore_losers_are_suspended_and_the_ladder_plays_on(tmp_path: Path) -> No
         welcomes = [s for s in validation if s["spy"] == "welcome"]
         ladder_welcomes = [s for s in ladder if s["spy"] == "welcome"]
         assert welcomes and ladder_welcomes
-        names = {e["contestant"] for e in server.get("/api/leaderboard").json()["entrants"]}
-        names |= set(HOUSE)
         for told in (welcomes[0], ladder_welcomes[0]):
             assert re.fullmatch("[0-9a-f]{12}", told["match_id"]), told
             assert set(told["team_names"]) - {"sly"} <= names, told
