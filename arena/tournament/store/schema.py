@@ -169,11 +169,12 @@ _SCHEMA: Final[tuple[str, ...]] = (
 # The contest's own tables (``arena serve``, arena.serve.contest; docs/CONTEST.md): its
 # contestants and their hashed tokens, their versions, their uploads, the ladder's rounds
 # and its settings. They live beside the ladder's games, so that one file holds a contest
-# whole; a store that hosts no contest keeps them empty.
+# whole; a store that hosts no contest keeps them empty. (IF NOT EXISTS: the upgrade that
+# adds them is a no-op on a store that has them, as a test's downgraded copy does.)
 _CONTEST_TABLES: Final[tuple[str, ...]] = (
-    "CREATE TABLE contest_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT",
+    "CREATE TABLE IF NOT EXISTS contest_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT",
     """
-    CREATE TABLE contest_contestants (
+    CREATE TABLE IF NOT EXISTS contest_contestants (
         id         INTEGER PRIMARY KEY,
         name       TEXT NOT NULL UNIQUE,
         token_hash TEXT UNIQUE,        -- NULL: a house entrant (the organiser's own bots)
@@ -182,7 +183,7 @@ _CONTEST_TABLES: Final[tuple[str, ...]] = (
     ) STRICT
     """,
     """
-    CREATE TABLE contest_versions (
+    CREATE TABLE IF NOT EXISTS contest_versions (
         id               INTEGER PRIMARY KEY,
         contestant_id    INTEGER NOT NULL REFERENCES contest_contestants (id),
         version          TEXT NOT NULL,
@@ -199,7 +200,7 @@ _CONTEST_TABLES: Final[tuple[str, ...]] = (
     ) STRICT
     """,
     """
-    CREATE TABLE contest_uploads (
+    CREATE TABLE IF NOT EXISTS contest_uploads (
         id            INTEGER PRIMARY KEY,
         contestant_id INTEGER NOT NULL REFERENCES contest_contestants (id),
         at            TEXT NOT NULL,
@@ -211,9 +212,10 @@ _CONTEST_TABLES: Final[tuple[str, ...]] = (
         build_seconds REAL NOT NULL DEFAULT 0 CHECK (build_seconds >= 0)
     ) STRICT
     """,
-    "CREATE INDEX contest_uploads_by_contestant ON contest_uploads (contestant_id, at)",
+    "CREATE INDEX IF NOT EXISTS contest_uploads_by_contestant "
+    "ON contest_uploads (contestant_id, at)",
     """
-    CREATE TABLE contest_rounds (
+    CREATE TABLE IF NOT EXISTS contest_rounds (
         id          INTEGER PRIMARY KEY,
         entrants    TEXT NOT NULL,     -- JSON: a triple's entrant labels, or [NEW, BASE]
         games       INTEGER NOT NULL CHECK (games >= 1),  -- per seating
