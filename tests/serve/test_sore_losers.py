@@ -120,9 +120,9 @@ def test_sore_losers_are_suspended_and_the_ladder_plays_on(tmp_path: Path) -> No
             time.sleep(2.0)
         assert statuses() == {**HOUSE, "sly": "crash"}, server.errors
         suspended_at = len(stored_games(db))
-        while time.monotonic() < deadline and len(stored_games(db)) < suspended_at + 6:
+        while time.monotonic() < deadline and len(stored_games(db)) < suspended_at + 3:
             time.sleep(1.0)
-        assert len(stored_games(db)) >= suspended_at + 6, "the ladder stopped playing"
+        assert len(stored_games(db)) >= suspended_at + 3, "the ladder stopped playing"
         assert server.get("/api/live").json()["building"] == ["slowpoke"]
 
         # The same bytes again do not bring a suspended version back (nothing is built).
