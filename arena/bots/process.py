@@ -42,6 +42,7 @@ __all__ = [
     "Limits",
     "SeatCopyError",
     "bot_environment",
+    "die_with_parent",
     "exit_status",
     "log_summary",
     "start_bot",
@@ -140,6 +141,15 @@ def _load_prctl() -> Callable[[int, int], int] | None:
 
 _PRCTL = _load_prctl() if sys.platform.startswith("linux") else None
 _PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """In a helper process the arena started: be killed (SIGKILL) when the thread that
+    started it ends, as a bot is, and exit at once if ``parent`` is already gone."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _make_preexec(

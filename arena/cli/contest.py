@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -25,9 +26,9 @@ def add(
 
     try:
         check_name(name, "arena contest add", "NAME")
-    except BotSpecError as error:
+        contest = ContestStore.open(db)
+    except (BotSpecError, ContestError) as error:
         fail(str(error))
-    contest = ContestStore.open(db)
     try:
         token = contest.add_contestant(name)
     except ContestError as error:
@@ -38,11 +39,36 @@ def add(
 
 
 @contest_app.command()
+def enter(
+    name: Annotated[str, typer.Argument(help="The house entrant's name.")],
+    bot: Annotated[Path, typer.Argument(help="A bot directory (with bot.toml) or executable.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Enter a bot of the organiser's own as a house entrant (no token, no validation: the
+    organiser vouches for it); a running server's ladder takes it in at its next round."""
+    from arena.bots import BotSpecError
+    from arena.bots.manifest import check_name
+    from arena.serve.contest import ContestError
+    from arena.serve.server import enter_house_bot
+    from arena.tournament.registry import RegistryError
+
+    try:
+        check_name(name, "arena contest enter", "NAME")
+        label = enter_house_bot(db, name, bot)
+    except (BotSpecError, ContestError, RegistryError, ValueError, OSError) as error:
+        fail(str(error))
+    console.print(f"entered {label}", highlight=False, markup=False)
+
+
+@contest_app.command()
 def admin(db: DbOption = DEFAULT_DB) -> None:
     """Make a new organiser's token (the previous one stops working) and print it once."""
-    from arena.serve.contest import ContestStore
+    from arena.serve.contest import ContestError, ContestStore
 
-    contest = ContestStore.open(db)
+    try:
+        contest = ContestStore.open(db)
+    except ContestError as error:
+        fail(str(error))
     try:
         token = contest.new_admin_token()
     finally:
@@ -54,14 +80,26 @@ def admin(db: DbOption = DEFAULT_DB) -> None:
 def list_(db: DbOption = DEFAULT_DB) -> None:
     """The contestants, their newest versions and whether they play."""
     from arena.present.safe_text import literal
-    from arena.serve.contest import ContestStore
+    from arena.serve.contest import ContestError, ContestStore
 
-    contest = ContestStore.open(db)
     try:
-        laddered = {v.contestant: v for v in contest.laddered()}
+        contest = ContestStore.open(db)
+    except ContestError as error:
+        fail(str(error))
+    try:
+        newest = {v.contestant: v for v in contest.versions()}
         for who in contest.contestants():
-            version = laddered.get(who.name)
-            state = "banned" if who.banned else (version.version if version else "no version")
+            version = newest.get(who.name)
+            if who.banned:
+                state = "banned"
+            elif version is None:
+                state = "no version"
+            elif version.retired:
+                state = f"{version.version} retired"
+            elif version.suspended is not None:
+                state = f"{version.version} suspended: {version.suspended}"
+            else:
+                state = version.version
             kind = "house" if who.house else "contestant"
             console.print(literal(f"{who.name}  {kind}  {state}"))
     finally:
@@ -132,3 +170,14 @@ def pause(
 ) -> None:
     """Pause the ladder (the round under way finishes), or resume it."""
     _admin(server, token, "pause", {"paused": not resume})
+
+
+@contest_app.command()
+def reinstate(
+    name: Annotated[str, typer.Argument(help="The contestant.")],
+    version: Annotated[str, typer.Option(help="The suspended version.")],
+    server: ServerOption,
+    token: AdminTokenOption = None,
+) -> None:
+    """Lift a version's suspension: it plays again if it is its contestant's newest."""
+    _admin(server, token, "reinstate", {"name": name, "version": version})

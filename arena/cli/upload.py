@@ -50,7 +50,9 @@ def upload(
     except ValueError:
         fail(f"the server answered {response.status_code}: {response.text[:200]}")
     if "error" in body:
-        fail(f"the server refused it ({response.status_code}): {body['error']}")
+        retry = response.headers.get("retry-after")
+        later = f" (try again in {retry} s)" if retry else ""
+        fail(f"the server refused it ({response.status_code}): {body['error']}{later}")
     for check in body.get("checks", []):
         mark = {True: "ok  ", False: "FAIL", None: "--  "}[check["passed"]]
         detail = f": {check['detail']}" if check["detail"] else ""
@@ -61,4 +63,7 @@ def upload(
             err_console.print("the bot's log ends with:", highlight=False)
             err_console.print(literal(tail, keep_newlines=True))
         fail(str(body.get("reason", "refused")))
-    console.print(literal(f"accepted: {body['entrant']} enters the ladder"))
+    if str(body.get("reason", "")).startswith("accepted: version"):
+        console.print(literal(str(body["reason"])))  # the same bytes as a version entered
+    else:
+        console.print(literal(f"accepted: {body['entrant']} enters the ladder"))

@@ -1,32 +1,52 @@
-"""The contest's ladder: rounds of sampled matches, played until told to stop, stored as
-one run of the results database, exactly as ``arena run`` stores its games.
+"""The contest's ladder: rounds of matches, played until told to stop, stored as one run
+of the results database, exactly as ``arena run`` stores its games.
 
 A round is one triple of entrants in each of its seatings (six, or three for {A, A, B}),
 every seating playing the same games: duplicate deals, from the ladder run's secret key
 (kept in the results database, as every run's). Round after round the games are the
 run's next seeds (a round's ``first_game``), so the seed bootstrap of the ratings sees
-each round's deals as its own seeds. The triple is chosen for who needs games most:
-versions with fewest games first (a new version), then the entrants whose rating
-interval is widest, with the two others those it has met least (the pairs stay
-balanced, as the sampled schedule keeps them).
+each round's deals as its own seeds.
+
+Who plays (``choose_triple``): the entrant that needs games most (a new version, with
+fewer than ``NEW_VERSION_GAMES``, first; then the widest rating interval), with the two
+others nearest it in rating among those it has met least: ``RATING_NEAR`` Elo of distance
+weigh as much as one more meeting, so near entrants meet more often and far ones still
+meet (the ratings need every pair linked).
 
 A contestant's new version also plays its previous one: rounds of the pair alone in the
-six seatings of a seed group ({NEW, NEW, BASE} and {NEW, BASE, BASE}, three each, on the
-same deals), ``COMPARE_GROUPS`` groups of them, every other round until they are played,
-so that the contestant's page can give ``arena compare``'s test and interval on them.
+six seatings of a seed group ({NEW, NEW, BASE} and {NEW, BASE, BASE}, on the same deals),
+every other round, until ``arena compare``'s sequential test decides (or the comparison
+reaches ``compare_max_games``): the contestant's page gives its verdict and interval.
 
-Rounds are in the contest's file before they are played and each game is committed as
+Misbehaving costs the entrant, not the contest (``Strikes``): a game in which an
+entrant's seats never joined, crashed, were killed for memory or let most of their
+decisions time out is a strike, and ``STRIKES`` of its last ``STRIKE_WINDOW`` games
+suspend the version with that status (time, memory, crash, no join), which its owner
+reads on their page; a new version enters afresh.
+
+When the contest changes under a round (a version retired, suspended or its contestant
+banned, the ladder paused) the round ends at once, its games in flight with it: the
+ladder leaves its executor, which ends every match under way and its processes, and
+enters a fresh one. A paused round is resumed later; a round whose entrant left is over.
+
+Rounds are in the results database before they are played and each game is committed as
 it ends (``ResultsStore.record_game``: one transaction), so a ladder killed at any point
 resumes its unfinished round with the games it lacks: nothing lost, nothing twice. The
 arena's own trouble (``ArenaTrouble``, a referee process that died) is never a result:
 the round is tried again, and after ``MATCH_ATTEMPTS`` the ladder leaves it and goes on.
+
+A watchdog says, in the log and on the live page, when no game has been stored for
+``watchdog_s`` while the ladder should be playing, and why: which matches have run for
+how long, or what the ladder waits for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
+import hashlib
 import itertools
 import math
 import secrets
@@ -40,27 +60,41 @@ from typing import Any, Final
 from arena.bots import BotSpec
 from arena.bots.build import BotCache, BotOptions
 from arena.referee.match import MatchPlan
+from arena.referee.policy import FaultKind
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
 from arena.stats.comparison import GROUP_SEATINGS
-from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL
 from arena.tournament.executor import MatchExecutor
 from arena.tournament.registry import Registry
-from arena.tournament.report import RunReport, build_report
+from arena.tournament.report import RunReport
 from arena.tournament.runner import DEALING, MATCH_ATTEMPTS, REPLAY_PAUSE_S
 from arena.tournament.schedule import RunKey, seatings
 from arena.tournament.store import DuplicateGameError, ResultsStore, logs_beside
 
-from .contest import ContestStore, Round, Version, registry_path
+from .contest import ContestStore, Round, Suspension, Version, registry_path
+from .figures import Figures
 
 # Games a version plays before it stops counting as new: a round's games of six seatings.
 NEW_VERSION_GAMES: Final = 12
-# Seed groups of a new version against its previous one: enough for an interval.
-COMPARE_GROUPS: Final = MIN_SEEDS_FOR_INTERVAL
-IDLE_WAIT_S: Final = 2.0
-# The ratings follow the games as they arrive, recomputed at most this often (a fit with
-# its bootstrap costs a moment's CPU), and after every round.
-REFRESH_S: Final = 5.0  # how often a ladder with too few entrants looks again
+# Elo points of rating distance that weigh as much as one more meeting in choosing a triple.
+RATING_NEAR: Final = 200.0
+IDLE_WAIT_S: Final = 2.0  # how often an idle ladder looks again (an upload wakes it at once)
+# The ratings follow the games as they arrive, recomputed at most this often, and after
+# every round (in the statistics process: arena.serve.figures).
+REFRESH_S: Final = 5.0
+# Suspension: STRIKES struck games among an entrant's last STRIKE_WINDOW.
+STRIKES: Final = 3
+STRIKE_WINDOW: Final = 4
+# A game counts as "time" when its seats timed out on at least this share of their
+# decisions (and on MIN_TIMEOUTS of them): a slow answer now and then is no strike.
+TIMEOUT_SHARE: Final = 0.5
+MIN_TIMEOUTS: Final = 3
+WATCHDOG_S: Final = 300.0  # no game for this long, while there should be: say why
+# Rounds an entrant may be in that are left for the arena's trouble, in a row, before it
+# is held out of the ladder (until the server restarts): a version the arena cannot run.
+HELD_AFTER: Final = 2
+
+Pair = tuple[str, str]
 
 
 @dataclass
@@ -77,12 +111,14 @@ class LadderState:
     """What the pages read of the ladder, updated as it plays (one event loop: no locks)."""
 
     run_id: str
-    report: RunReport | None = None
     live: dict[str, LiveMatch] = field(default_factory=dict)
     round: Round | None = None
     games_stored: int = 0  # in this session
     started: float = field(default_factory=time.time)
+    last_game: float = field(default_factory=time.time)  # or when it last had to wait
     notices: list[str] = field(default_factory=list)
+    stalled: str | None = None  # the watchdog's line while no game arrives
+    held: dict[str, str] = field(default_factory=dict)  # label: why the arena cannot run it
 
     def note(self, line: str) -> None:
         self.notices = [*self.notices[-19:], line]
@@ -97,6 +133,13 @@ def ladder_run_id(contest: ContestStore, results: ResultsStore, settings: TableS
         contest.put("run_id", run_id)
     results.start_run(run_id, None, identity, RunKey.generate().secret)  # resumed: kept key
     return run_id
+
+
+def opaque_match_id(secret: bytes, key: str) -> str:
+    """The id a bot is told for a ladder match (the Welcome's ``match_id``): 12 hex digits
+    keyed by the run's secret, the same when the match resumes, telling nothing of the
+    round or the seating; a validation match gets 12 random ones of the same form."""
+    return hashlib.blake2b(key.encode(), key=secret[:64], digest_size=6).hexdigest()
 
 
 def _width(report: RunReport | None, label: str) -> float:
@@ -119,10 +162,13 @@ def choose_triple(
 ) -> tuple[str, str, str] | None:
     """The next round's entrants (sorted), or None below two entrants.
 
-    The neediest entrant (fewest games while new, then the widest interval) and the two
-    it has met least, ties broken by their own need, then by name."""
+    The neediest entrant (fewest games while new, then the widest interval), and the two
+    others that cost least together: the meetings of the three pairs, plus their distance
+    in rating (a rating unknown is near everyone) in ``RATING_NEAR`` units; ties broken
+    by their own need, then by name."""
     if len(entrants) < 2:
         return None
+    ratings = {} if report is None else {r.entrant: r.rating for r in report.ratings}
 
     def need(label: str) -> tuple[int, float, int, str]:
         new = games[label] < NEW_VERSION_GAMES
@@ -130,29 +176,96 @@ def choose_triple(
         width = -_width(report, label)
         return (0 if new else 1, games[label] if new else width, games[label], label)
 
+    def apart(a: str, b: str) -> float:
+        if a not in ratings or b not in ratings:
+            return 0.0
+        return abs(ratings[a] - ratings[b]) / RATING_NEAR
+
     if len(entrants) == 2:
         a, b = sorted(entrants)
         return (a, a, b) if rounds_so_far % 2 == 0 else (a, b, b)
     first = min(entrants, key=need)
     others = [e for e in entrants if e != first]
 
-    def cost(pair: tuple[str, str]) -> tuple[int, tuple[Any, ...], tuple[Any, ...]]:
+    def cost(pair: tuple[str, str]) -> tuple[float, tuple[Any, ...], tuple[Any, ...]]:
         a, b = pair
         meetings = met[frozenset((first, a))] + met[frozenset((first, b))] + met[frozenset(pair)]
-        return (meetings, need(a), need(b))
+        return (meetings + apart(first, a) + apart(first, b) + apart(a, b), need(a), need(b))
 
     a, b = min(itertools.combinations(sorted(others), 2), key=cost)
     x, y, z = sorted((first, a, b))
     return (x, y, z)
 
 
+def strike(result: GameResult, team: int) -> tuple[Suspension, str] | None:
+    """Whether team ``team``'s entrant misbehaved in this game, and how (its status and
+    the first fault's line), or None: its seats never joined, crashed, were killed for
+    memory, stalled, or let ``TIMEOUT_SHARE`` of their decisions time out."""
+    seats = (team, team + 3)
+    faults = [f for f in result.faults if f.seat in seats]
+    if not faults:
+        return None
+    for fault in faults:
+        if "MemoryError" in fault.reason or "killed by SIGKILL" in fault.reason:
+            return "memory", _fault_line(fault.kind, fault.reason)
+    kinds = Counter(f.kind for f in faults)
+    gone: tuple[tuple[FaultKind, Suspension], ...] = (
+        (FaultKind.NO_JOIN, "no join"),
+        (FaultKind.CLOSED, "crash"),
+    )
+    for kind, status in gone:
+        if kinds[kind]:
+            first = next(f for f in faults if f.kind is kind)
+            return status, _fault_line(kind, first.reason)
+    decisions = sum(result.seats[s].decisions for s in seats)
+    late = kinds[FaultKind.TIMEOUT] + kinds[FaultKind.STALLED]
+    if kinds[FaultKind.STALLED] or (late >= MIN_TIMEOUTS and late >= TIMEOUT_SHARE * decisions):
+        first = next(f for f in faults if f.kind in (FaultKind.TIMEOUT, FaultKind.STALLED))
+        line = f"{late} of {decisions} decisions late; {_fault_line(first.kind, first.reason)}"
+        return "time", line
+    return None
+
+
+def _fault_line(kind: FaultKind, reason: str) -> str:
+    return f"{kind.value}: {reason.splitlines()[0][:300] if reason else ''}"
+
+
+class Strikes:
+    """Each entrant's last ``STRIKE_WINDOW`` games, struck or not (this session's)."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, collections.deque[tuple[Suspension, str] | None]] = {}
+
+    def add(
+        self, label: str, struck: tuple[Suspension, str] | None
+    ) -> tuple[Suspension, str] | None:
+        """Count one game; the suspension it brings (status and one line), if any."""
+        window = self._games.setdefault(label, collections.deque(maxlen=STRIKE_WINDOW))
+        window.append(struck)
+        marks = [mark for mark in window if mark is not None]
+        if len(marks) < STRIKES:
+            return None
+        status, _ = Counter(mark[0] for mark in marks).most_common(1)[0]
+        line = next(mark[1] for mark in reversed(marks) if mark[0] == status)
+        return status, f"{len(marks)} of its last {len(window)} games: {line}"
+
+    def forget(self, label: str) -> None:
+        """A fresh start (the organiser reinstated it)."""
+        self._games.pop(label, None)
+
+
+class RoundCut(Exception):
+    """The round was ended early: the contest changed under it."""
+
+
 class Ladder:
-    """Plays rounds on ``executor`` until ``stop``; ``wake`` after an upload or a resume."""
+    """Plays rounds until cancelled; ``wake`` after an upload, ``review`` after the
+    organiser changed who plays."""
 
     def __init__(
         self,
         db_path: Path,
-        executor: MatchExecutor,
+        executor: Callable[[], MatchExecutor],
         *,
         games: int = 1,
         settings: TableSettings | None = None,
@@ -160,14 +273,17 @@ class Ladder:
         prepare_locally: bool = True,
         match_sandbox: bool | None = None,
         on_notice: Callable[[str], None] | None = None,
+        compare_max_games: int = 3000,
+        watchdog_s: float = WATCHDOG_S,
     ) -> None:
         self.db_path = db_path
-        self.executor = executor
+        self.executor_factory = executor
         self.games = games
         self.settings = settings or TableSettings()
         self.options = options or BotOptions()
         self.prepare_locally = prepare_locally  # False on a cluster: workers build
         self.on_notice = on_notice
+        self.watchdog_s = watchdog_s
         self.sandbox = self.options.sandbox if match_sandbox is None else match_sandbox
         self.results = ResultsStore.open(db_path)
         self.contest = ContestStore.open(db_path)
@@ -176,82 +292,165 @@ class Ladder:
         self.run_id = ladder_run_id(self.contest, self.results, self.settings)
         self.key = RunKey(self.results.deal_key(self.run_id))
         self.state = LadderState(self.run_id)
+        self.figures = Figures(db_path, self.run_id, compare_max_games, self._notice)
+        self.strikes = Strikes()
         self._wake = asyncio.Event()
         self._specs: dict[str, BotSpec] = {}
         self._failures: Counter[int] = Counter()
+        self._left: Counter[str] = Counter()  # rounds left for the arena's trouble, in a row
         self._refreshing: asyncio.Task[None] | None = None
         self._refreshed = 0.0
+        self._round_task: asyncio.Task[None] | None = None
+        self._cut: str | None = None  # why the round under way must end
+
+    # -- told from outside -----------------------------------------------------------------
 
     def wake(self) -> None:
         self._wake.set()
 
+    def review(self) -> None:
+        """The organiser (or a suspension) changed who plays, or paused the ladder: end
+        the round under way now if it may not go on."""
+        round_ = self.state.round
+        task = self._round_task
+        if round_ is None or task is None or task.done():
+            self.wake()
+            return
+        why = self._why_not_playable(round_)
+        if why is not None:
+            self._cut = why
+            task.cancel()
+        self.wake()
+
     def close(self) -> None:
+        self.figures.close()
         self.results.close()
         self.contest.close()
 
-    def _notice(self, line: str) -> None:
+    def _notice(self, line: str, detail: str = "") -> None:
+        """``line`` for everyone (the live page and the log); ``detail``, which may hold
+        a bot's output or a server path, for the organiser's log only."""
         self.state.note(line)
         if self.on_notice is not None:
-            self.on_notice(line)
+            self.on_notice(f"{line}: {detail}" if detail else line)
+
+    # -- the figures -----------------------------------------------------------------------
+
+    def comparison_pairs(self) -> tuple[Pair, ...]:
+        """(NEW, BASE) of every contestant with two versions: their latest two."""
+        by_contestant: dict[str, list[Version]] = {}
+        for version in self.contest.versions():
+            by_contestant.setdefault(version.contestant, []).append(version)
+        return tuple(
+            (versions[-1].label, versions[-2].label)
+            for versions in by_contestant.values()
+            if len(versions) >= 2
+        )
 
     async def refresh(self) -> None:
-        """The ratings and standings again, by the report's own code (off the loop)."""
-        db, run_id = self.db_path, self.run_id
-
-        def build() -> RunReport:
-            with ResultsStore.open(db, create=False) as store:
-                return build_report(store, run_id)
-
+        """The ratings, standings and comparisons again (in the statistics process)."""
         self._refreshed = time.monotonic()
-        self.state.report = await asyncio.to_thread(build)
+        await self.figures.refresh(self.comparison_pairs())
 
     def _refresh_soon(self) -> None:
-        """After a game: the ratings again, unless they were just computed or are being."""
+        """After a game: the figures again, unless they were just computed or are being."""
         busy = self._refreshing is not None and not self._refreshing.done()
         if not busy and time.monotonic() - self._refreshed >= REFRESH_S:
-            self._refreshing = asyncio.ensure_future(self._refresh_quietly())
+            self._refreshing = asyncio.ensure_future(self.refresh())
 
-    async def _refresh_quietly(self) -> None:
-        try:
-            await self.refresh()
-        except Exception as error:  # the games are stored; the next refresh may succeed
-            self._notice(f"the ratings were not updated: {error}")
+    # -- playing ---------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Play until cancelled; a cancelled ladder leaves its round to be resumed."""
-        await self.refresh()
-        async with self.executor:
+        watchdog = asyncio.ensure_future(self._watch())
+        try:
+            await self.refresh()
             while True:
-                if self.contest.paused:
-                    await self._idle()
-                    continue
-                round_ = self._next_round()
-                if round_ is None:
-                    await self._idle()
-                    continue
-                await self._play_round(round_)
+                # A fresh executor each time a round was cut: leaving one ends every
+                # match under way, and every process of them, on any executor.
+                async with self.executor_factory() as executor:
+                    await self._play_until_cut(executor)
+        finally:
+            watchdog.cancel()
+            tasks = [t for t in (watchdog, self._refreshing) if t is not None]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _play_until_cut(self, executor: MatchExecutor) -> None:
+        while True:
+            if self.contest.paused:
+                await self._idle()
+                continue
+            round_ = self._next_round()
+            if round_ is None:
+                await self._idle()
+                continue
+            self._cut = None
+            self.state.round = round_
+            self._round_task = asyncio.ensure_future(self._play_round(executor, round_))
+            try:
+                await asyncio.shield(self._round_task)
+            except asyncio.CancelledError:
+                if self._cut is None:  # the ladder itself is being stopped
+                    self._round_task.cancel()
+                    await asyncio.gather(self._round_task, return_exceptions=True)
+                    raise
+                await asyncio.gather(self._round_task, return_exceptions=True)
+            finally:
+                self.state.round = None
+                self.state.live.clear()
+            if self._round_task.cancelled() and self._cut is not None:
+                self._end_cut_round(round_, self._cut)
+                return  # a fresh executor: the old one still holds the cut matches
+
+    def _end_cut_round(self, round_: Round, why: str) -> None:
+        if self.contest.paused and why == "the ladder was paused":
+            self._notice(f"round {round_.id}: cut, the ladder was paused; it resumes later")
+            return  # unfinished: its missing games are played when the ladder resumes
+        self.contest.finish_round(round_.id, why)
+        self._notice(f"round {round_.id}: ended, {why}; its stored games stay")
 
     async def _idle(self) -> None:
+        self.state.last_game = time.time()  # waiting is no stall
         self._wake.clear()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), IDLE_WAIT_S)
 
+    def _laddered(self) -> set[str]:
+        return {v.label for v in self.contest.laddered()} - set(self.state.held)
+
+    def _why_not_playable(self, round_: Round) -> str | None:
+        """Why ``round_`` may not be played now (None: it may)."""
+        if self.contest.paused:
+            return "the ladder was paused"
+        laddered = self._laddered()
+        # A comparison needs its NEW in the ladder (and its BASE neither retired nor
+        # suspended); a triple, all three.
+        needed = round_.entrants[:1] if round_.comparison else round_.entrants
+        gone = sorted(set(needed) - laddered)
+        if round_.comparison:
+            name, _, version = round_.entrants[1].partition("@")
+            base = self.contest.version(name, version)
+            if base is None or base.out:
+                gone.append(round_.entrants[1])
+        if gone:
+            return f"{', '.join(gone)} left the ladder"
+        return None
+
     def _next_round(self) -> Round | None:
-        laddered = {v.label for v in self.contest.laddered()}
+        laddered = self._laddered()
         for unfinished in self.contest.rounds(unfinished_only=True):
-            # A comparison needs its NEW in the ladder; a triple, all three.
-            needed = (
-                unfinished.entrants[:1] if len(unfinished.entrants) == 2 else unfinished.entrants
-            )
-            if set(needed) <= laddered:
+            why = self._why_not_playable(unfinished)
+            if why is None:
                 return unfinished  # resumed: its missing games
-            self.contest.finish_round(unfinished.id)  # an entrant left: its games are kept
+            self.contest.finish_round(unfinished.id, why)  # its stored games are kept
         rounds = self.contest.rounds()
-        if not rounds or len(rounds[-1].entrants) != 2:
+        if not rounds or not rounds[-1].comparison:
             comparison = self._comparison_due(laddered, rounds)
             if comparison is not None:
                 return self.contest.start_round(comparison, self.games)
-        report = self.state.report
+        report = self.figures.report
         games: Counter[str] = Counter()
         if report is not None:
             for standing in report.standings:
@@ -265,19 +464,27 @@ class Ladder:
             return None
         return self.contest.start_round(triple, self.games)
 
-    def _comparison_due(self, laddered: set[str], rounds: list[Round]) -> tuple[str, str] | None:
-        """A contestant's (NEW, BASE) whose comparison lacks groups, if any."""
-        played = Counter(r.entrants for r in rounds if len(r.entrants) == 2)
-        by_contestant: dict[str, list[Version]] = {}
-        for version in self.contest.versions():
-            by_contestant.setdefault(version.contestant, []).append(version)
-        for versions in by_contestant.values():
-            if len(versions) < 2 or versions[-1].label not in laddered:
+    def _comparison_due(self, laddered: set[str], rounds: list[Round]) -> Pair | None:
+        """The (NEW, BASE) that has played fewest seed groups among those whose
+        sequential test has not decided yet, if any."""
+        played = Counter(r.entrants for r in rounds if r.comparison)
+        due = []
+        for new, base in self.comparison_pairs():
+            name, _, version = base.partition("@")
+            old = self.contest.version(name, version)
+            if new not in laddered or old is None or old.out:
                 continue
-            pair = (versions[-1].label, versions[-2].label)
-            if played[pair] * self.games < COMPARE_GROUPS:
-                return pair
-        return None
+            figures = self.figures.comparison(new, base)
+            if figures is not None and figures.finished:
+                continue
+            groups = played[(new, base)] * self.games
+            if groups * len(GROUP_SEATINGS) >= self.figures.compare_max_games:
+                continue
+            due.append((groups, new, base))
+        if not due:
+            return None
+        _, new, base = min(due)
+        return (new, base)
 
     def _spec(self, version: Version) -> BotSpec:
         spec = self._specs.get(version.label)
@@ -288,20 +495,18 @@ class Ladder:
             self._specs[version.label] = spec
         return spec
 
-    async def _play_round(self, round_: Round) -> None:
-        self.state.round = round_
+    async def _play_round(self, executor: MatchExecutor, round_: Round) -> None:
         versions = {v.label: v for v in self.contest.versions()}
-        pair = len(round_.entrants) == 2
-        labels = list(round_.entrants) if pair else sorted(set(round_.entrants))
-        try:
-            specs = {
-                label: await asyncio.to_thread(self._spec, versions[label]) for label in labels
-            }
-        except Exception as error:  # a version that no longer builds or loads
-            self._notice(f"round {round_.id}: cannot prepare its bots: {error}; left")
-            self.contest.finish_round(round_.id)
-            return
-        if pair:  # NEW is 0, BASE 1: a comparison's seed group
+        labels = list(round_.entrants) if round_.comparison else sorted(set(round_.entrants))
+        specs: dict[str, BotSpec] = {}
+        for label in labels:
+            try:
+                specs[label] = await asyncio.to_thread(self._spec, versions[label])
+            except Exception as error:  # a version that no longer builds or loads
+                self._hold(label, f"its bot cannot be prepared: {error}")
+                self.contest.finish_round(round_.id, f"{label} cannot be prepared")
+                return
+        if round_.comparison:  # NEW is 0, BASE 1: a comparison's seed group
             seated_all = list(GROUP_SEATINGS)
         else:
             index = {label: labels.index(label) for label in labels}
@@ -320,14 +525,20 @@ class Ladder:
             self.results.ensure_match(
                 self.run_id, key, (ids[seated[0]], ids[seated[1]], ids[seated[2]])
             )
-            missing = [i for i in wanted if (key, i) not in done]
-            if missing:
+            if any((key, i) not in done for i in wanted):
                 plays.append(
-                    self._play_match(key, (seated[0], seated[1], seated[2]), specs, round_)
+                    self._play_match(
+                        executor, key, (seated[0], seated[1], seated[2]), specs, round_
+                    )
                 )
         tasks = [asyncio.ensure_future(play) for play in plays]
         try:
             await asyncio.gather(*tasks)
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         except Exception as trouble:
             # The arena's trouble (ArenaTrouble, a referee process lost) or anything else
             # (a full disk): not the bots' result; the round's other tables stop, and it
@@ -337,18 +548,39 @@ class Ladder:
             await asyncio.gather(*tasks, return_exceptions=True)
             self._failures[round_.id] += 1
             if self._failures[round_.id] >= MATCH_ATTEMPTS:
-                self._notice(f"round {round_.id}: {trouble}; tried {MATCH_ATTEMPTS} times, left")
-                self.contest.finish_round(round_.id)
+                self._notice(
+                    f"round {round_.id}: the arena's trouble, tried {MATCH_ATTEMPTS} times; left",
+                    str(trouble),
+                )
+                self.contest.finish_round(round_.id, f"the arena's trouble: {trouble}")
+                for label in labels:
+                    self._left[label] += 1
+                    if self._left[label] >= HELD_AFTER:
+                        self._hold(label, f"{HELD_AFTER} of its rounds in a row failed: {trouble}")
             else:
-                self._notice(f"round {round_.id}: {trouble}: not counted; played again")
+                self._notice(
+                    f"round {round_.id}: the arena's trouble, not counted; played again",
+                    str(trouble),
+                )
                 await asyncio.sleep(REPLAY_PAUSE_S * self._failures[round_.id])
             return
+        for label in labels:
+            self._left.pop(label, None)
         self.contest.finish_round(round_.id)
-        self.state.round = None
-        await self.refresh()
+        self._refreshing_after_round()
+
+    def _refreshing_after_round(self) -> None:
+        if self._refreshing is None or self._refreshing.done():
+            self._refreshing = asyncio.ensure_future(self.refresh())
+
+    def _hold(self, label: str, why: str) -> None:
+        """Out of the ladder until the server restarts: the arena cannot run it."""
+        self.state.held[label] = why
+        self._notice(f"{label} is held out of the ladder: the arena cannot run it", why)
 
     async def _play_match(
         self,
+        executor: MatchExecutor,
         key: str,
         seated: tuple[str, str, str],
         specs: dict[str, BotSpec],
@@ -359,7 +591,7 @@ class Ladder:
         # Seeds before the round's are not this round's: skipped, never played.
         skip = frozenset(i for i in range(end) if i < round_.first_game or (key, i) in done)
         plan = MatchPlan(
-            match_id=key,
+            match_id=opaque_match_id(self.key.secret, f"{self.run_id}:{key}"),
             entrants=(specs[seated[0]], specs[seated[1]], specs[seated[2]]),
             seeds=[self.key.game(i) for i in range(end)],
             log_dir=self.log_root / self.run_id / key,
@@ -380,10 +612,67 @@ class Ladder:
                 return  # stored already: the first is kept
             live.done += 1
             self.state.games_stored += 1
+            self.state.last_game = time.time()
+            self._judge(seated, result)
             self._refresh_soon()
 
         try:
-            await self.executor.play(plan, skip, store_game)
+            await executor.play(plan, skip, store_game)
             self.results.finish_match(self.run_id, key)
         finally:
             self.state.live.pop(key, None)
+
+    def _judge(self, seated: tuple[str, str, str], result: GameResult) -> None:
+        """Count the game's strikes; suspend an entrant that reached ``STRIKES``."""
+        suspended = False
+        for label in sorted(set(seated)):
+            teams = [t for t in range(3) if seated[t] == label]
+            marks = [m for t in teams if (m := strike(result, t)) is not None]
+            brought = self.strikes.add(label, marks[0] if marks else None)
+            if brought is not None:
+                status, line = brought
+                if self.contest.suspend(label, status, line):
+                    self._notice(f"{label} is suspended: {status}", line)
+                    suspended = True
+        if suspended:
+            self.review()
+
+    # -- the watchdog ----------------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        """Every few seconds: has a game arrived lately, where one should have?"""
+        while True:
+            await asyncio.sleep(min(10.0, self.watchdog_s / 3))
+            self.look()
+
+    def look(self) -> None:
+        """One look of the watchdog: a stall is said once, and its line kept while it lasts."""
+        quiet = time.time() - self.state.last_game
+        if quiet < self.watchdog_s:
+            self.state.stalled = None
+            return
+        line = f"no game stored for {quiet:.0f} s: {self.why_quiet()}"
+        if self.state.stalled is None:
+            self._notice(line)
+        self.state.stalled = line
+
+    def why_quiet(self) -> str:
+        """What the ladder is doing, in one line, for the watchdog."""
+        now = time.time()
+        parts = []
+        round_ = self.state.round
+        if round_ is None:
+            parts.append("no round is under way")
+        else:
+            parts.append(f"round {round_.id} ({', '.join(round_.entrants)})")
+            if not self.state.live:
+                parts.append("its bots are being prepared or launched")
+            for match in self.state.live.values():
+                parts.append(
+                    f"match {match.key} has played {match.done} of {match.games} games "
+                    f"in {now - match.started:.0f} s"
+                )
+        since = self.figures.refreshing_since
+        if since is not None:
+            parts.append(f"the ratings have been computing for {time.monotonic() - since:.0f} s")
+        return "; ".join(parts)

@@ -1,14 +1,22 @@
-"""What keeps a public server standing: a cap on every request body, a rate per token.
+"""What keeps a public server standing: a cap on every request body and on the time it
+takes to arrive, a rate per token and per address.
 
 Both are ASGI middleware in front of every route. A body larger than the cap is refused
 (413) from its Content-Length before it is read, and cut off as it streams when there is
-none. Requests are counted per token (the ``Authorization: Bearer`` header) and per client
-address (four times a token's allowance, so that made-up tokens gain nothing), each in
-a token bucket: ``burst`` at once, then ``per_minute``; past it, 429 with Retry-After.
+none; a body that has not arrived whole within ``BODY_TIMEOUT_S`` (a client that sends a
+byte now and then) is refused with 408. Requests are counted per token (the
+``Authorization: Bearer`` header) and per client address (four times a token's
+allowance, so that made-up tokens gain nothing), each in a token bucket: ``burst`` at
+once, then ``per_minute``; past it, 429 with Retry-After. The client address is the
+connection's, or what a trusted proxy says it is (``arena serve --trusted-proxy``,
+applied by uvicorn before these): ``X-Forwarded-For`` from anyone else is ignored.
+The connections themselves (how many, how long their headers may take) are bounded
+before any of this, in ``arena.serve.connections``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -17,6 +25,8 @@ from typing import Final
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY_BYTES: Final = 9 * 1024 * 1024  # an upload's cap, and the multipart around it
+# The whole body's time: 9 MiB at 160 KiB/s, a slow line's pace; a trickle is refused.
+BODY_TIMEOUT_S: Final = 60.0
 ADDRESS_SHARE: Final = 4  # an address's allowance, in tokens' allowances
 
 
@@ -36,14 +46,25 @@ async def _refuse(send: Send, status: int, reason: str, headers: list[tuple[byte
     await send({"type": "http.response.body", "body": body})
 
 
-class BodyTooLarge(Exception):
+class BodyRefused(Exception):
+    """The body is refused as it arrives (the middleware answers, not the route)."""
+
+
+class BodyTooLarge(BodyRefused):
+    pass
+
+
+class BodyTooSlow(BodyRefused):
     pass
 
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES, timeout: float = BODY_TIMEOUT_S
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -61,10 +82,17 @@ class BodyLimit:
                     return
         seen = 0
         started = False
+        deadline: float | None = None  # from the first read of the body
 
         async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, deadline
+            now = time.monotonic()
+            deadline = deadline or now + self.timeout
+            try:
+                async with asyncio.timeout(max(deadline - now, 0.0)):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTooSlow from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
@@ -82,6 +110,10 @@ class BodyLimit:
         except BodyTooLarge:
             if not started:
                 await _refuse(send, 413, f"request body over {self.max_bytes:,} bytes", [])
+        except BodyTooSlow:
+            if not started:
+                line = f"the request body did not arrive within {self.timeout:g} s"
+                await _refuse(send, 408, line, [(b"connection", b"close")])
 
 
 @dataclass

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -37,6 +38,22 @@ from arena.wire.loop import run as run_loop
 
 OPPONENTS = ("random", "greedy")
 CANDIDATE_SEATS = (0, 3)  # the candidate plays team 0 (R1.2)
+
+
+@dataclass(frozen=True)
+class ValidationShape:
+    """How one validation match looks to the bot. The default is ``arena submit``'s own
+    (the samples ``random`` and ``greedy`` at teams 1 and 2, its first game numbered 0); a
+    contest shapes it as one of its ladder's matches (``arena.serve.builds``), so that a
+    bot cannot tell its validation from the games that count."""
+
+    match_id: str = "validation"
+    first_game: int = 0  # the number of its first game (those before are not played)
+    team: int = 0  # the candidate's team: its seats are team and team + 3 (R1.2)
+    opponents: tuple[BotSpec, BotSpec] | None = None  # default: the samples OPPONENTS
+
+    def seats(self) -> tuple[int, int]:
+        return (self.team, self.team + 3)
 
 
 EXITS: Final = "exits when the match ends"
@@ -74,13 +91,17 @@ async def _validate_match(
     log_dir: Path,
     options: BotOptions,
     private: tuple[Path, ...],
+    shape: ValidationShape,
 ) -> tuple[list[Fault], list[int]]:
     cache = BotCache()
-    opponents = [cache.prepare(load_bot(sample_bot(name)), options) for name in OPPONENTS]
+    others = shape.opponents or tuple(load_bot(sample_bot(name)) for name in OPPONENTS)
+    opponents = iter([cache.prepare(other, options) for other in others])
+    entrants = tuple(spec if team == shape.team else next(opponents) for team in range(3))
+    key = RunKey.generate()
     plan = MatchPlan(
-        match_id="validation",
-        entrants=(spec, opponents[0], opponents[1]),
-        seeds=[RunKey.generate().game(k) for k in range(games)],
+        match_id=shape.match_id,
+        entrants=(entrants[0], entrants[1], entrants[2]),
+        seeds=[key.game(k) for k in range(shape.first_game + games)],
         log_dir=log_dir,
         settings=settings,
         limits=options.limits,
@@ -89,11 +110,12 @@ async def _validate_match(
         pass_env=options.pass_env,
         private=private,
     )
-    async with Referee() as referee:
+    async with Referee(join_timeout=settings.join_timeout_s) as referee:
         match = Match(referee, plan)
-        table = await match.play()
-    faults = [f for f in table.faults if f.seat in CANDIDATE_SEATS]
-    return faults, [s for s in match.lingering if s in CANDIDATE_SEATS]
+        table = await match.play(skip=set(range(shape.first_game)))
+    seats = shape.seats()
+    faults = [f for f in table.faults if f.seat in seats]
+    return faults, [s for s in match.lingering if s in seats]
 
 
 def validate(
@@ -106,13 +128,16 @@ def validate(
     options: BotOptions | None = None,
     private: tuple[Path, ...] = (),
     log_root: Path | None = None,
+    shapes: Sequence[ValidationShape] = (ValidationShape(),),
 ) -> tuple[BotSpec, list[Check], str]:
     """Build and check the bot at ``path``; return its spec, the checks and its log's tail.
 
     The build runs as every build does (``arena.bots.build``): in the sandbox, in the
-    bot's copy for its version; the source directory is never written. The validation
-    match's seat logs go to a directory of their own under ``log_root``, which outlives
-    the check (the faults' reasons name them); without it, to a temporary directory."""
+    bot's copy for its version; the source directory is never written. The bot then
+    plays one validation match of ``games`` games per shape, in turn; a check fails if it
+    fails in any of them. The matches' seat logs go to a directory of their own under
+    ``log_root``, which outlives the check (the faults' reasons name them); without it, to
+    the temporary directory."""
     spec = load_bot(path)
     if name:
         spec = dataclasses.replace(spec, name=name)
@@ -132,29 +157,42 @@ def validate(
         if spec.build and options.build:
             checks.append(Check("builds", True, spec.build_line))
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        log_dir = root / "logs" if log_root is None else log_root / f"submit-{stamp}-{spec.name}"
-        for attempt in range(1, MATCH_ATTEMPTS + 1):
-            try:
-                faults, lingering = run_loop(
-                    _validate_match(runnable, games, settings, log_dir, options, (root, *private))
-                )
-                break
-            except ArenaTrouble as trouble:
-                if attempt == MATCH_ATTEMPTS:
-                    detail = f"not run: {trouble} ({MATCH_ATTEMPTS} times)"
-                    checks += [Check(name, None, detail) for name in (*SUBMISSION_CHECKS, EXITS)]
-                    return spec, checks, ""
-                time.sleep(REPLAY_PAUSE_S * attempt)
-        checks += _judge(faults, lingering)
-        tail = read_log_tail(log_dir / f"seat{CANDIDATE_SEATS[0]}.log")
+        logs = root / "logs" if log_root is None else log_root / f"submit-{stamp}-{spec.name}"
+        faults: list[Fault] = []
+        lingering: list[int] = []
+        tails: list[tuple[bool, str]] = []  # (it faulted, its seat's log) per match
+        for number, shape in enumerate(shapes):
+            log_dir = logs if len(shapes) == 1 else logs / f"match-{number}"
+            for attempt in range(1, MATCH_ATTEMPTS + 1):
+                try:
+                    found, stopped = run_loop(
+                        _validate_match(
+                            runnable, games, settings, log_dir, options, (root, *private), shape
+                        )
+                    )
+                    break
+                except ArenaTrouble as trouble:
+                    if attempt == MATCH_ATTEMPTS:
+                        detail = f"not run: {trouble} ({MATCH_ATTEMPTS} times)"
+                        checks += [
+                            Check(name, None, detail) for name in (*SUBMISSION_CHECKS, EXITS)
+                        ]
+                        return spec, checks, ""
+                    time.sleep(REPLAY_PAUSE_S * attempt)
+            faults += found
+            lingering += stopped
+            tails.append((bool(found), read_log_tail(log_dir / f"seat{shape.team}.log")))
+        checks += _judge(faults, lingering, {s for shape in shapes for s in shape.seats()})
+    # The log of the first match it faulted in, else of the first.
+    tail = next((log for faulted, log in tails if faulted), tails[0][1] if tails else "")
     return spec, checks, tail
 
 
-def _judge(faults: list[Fault], lingering: list[int]) -> list[Check]:
-    """The checks of the validation match, from the candidate's faults: those after the
-    join are not run where none of its seats joined."""
+def _judge(faults: list[Fault], lingering: list[int], seats: set[int]) -> list[Check]:
+    """The checks of the validation matches, from the candidate's faults (its ``seats``):
+    those after the join are not run where none of its seats joined."""
     never_joined = {f.seat for f in faults if f.kind is FaultKind.NO_JOIN}
-    if never_joined >= set(CANDIDATE_SEATS):
+    if never_joined >= seats:
         joins = [f for f in faults if f.kind is FaultKind.NO_JOIN]
         unseen = "not run: the bot never joined"
         return [
@@ -179,6 +217,7 @@ def submit(
     games: int = 2,
     settings: TableSettings | None = None,
     options: BotOptions | None = None,
+    shapes: Sequence[ValidationShape] = (ValidationShape(),),
 ) -> SubmitResult:
     spec, checks, tail = validate(
         path,
@@ -188,6 +227,7 @@ def submit(
         options=options,
         private=(registry.root,),
         log_root=registry.root / "logs",
+        shapes=shapes,
     )
     result = SubmitResult(spec, checks, tail, None)
     if not result.accepted:

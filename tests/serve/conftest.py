@@ -38,7 +38,9 @@ class ContestServer:
     def start(self, timeout: float = 60.0) -> ContestServer:
         args = [str(ARENA), "serve", "--db", str(self.db), "--port", "0", "--jobs", "2"]
         # A generous join: the machine running the tests may be busy with others' work.
-        args += ["--validation-games", "1", "--join-timeout", "30", *self.extra]
+        args += ["--validation-matches", "1", "--join-timeout", "30"]
+        # Tests upload more often than a contestant may in a day (test_limits lowers it).
+        args += ["--uploads-per-day", "1000", *self.extra]
         for name in self.samples:
             args += ["--sample", name]
         self.lines, self.errors, self.url, self.admin_token = [], [], "", None
@@ -111,6 +113,46 @@ class ContestServer:
         assert self.process is not None
         self.process.kill()  # SIGKILL: no clean-up of any kind
         self.process.wait(10)
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, start time) of a live process, from /proc; None once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[1].split()
+    if fields[0] == "Z":  # a zombie has ended; only its parent has yet to reap it
+        return None
+    return int(fields[1]), int(fields[19])
+
+
+def descendants(pid: int) -> set[tuple[int, int]]:
+    """(pid, start time) of every process below ``pid`` now: its children, theirs, ..."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None:
+            parents.setdefault(stat[0], []).append(int(entry.name))
+    found: set[tuple[int, int]] = set()
+    todo = list(parents.get(pid, []))
+    while todo:
+        child = todo.pop()
+        stat = _stat(child)
+        if stat is not None:
+            found.add((child, stat[1]))
+            todo += parents.get(child, [])
+    return found
+
+
+def still_alive(processes: set[tuple[int, int]], within: float = 20.0) -> set[tuple[int, int]]:
+    """Those of ``processes`` (pid, start time) still running after ``within`` seconds
+    (the same pid with another start time is another process)."""
+    deadline = time.monotonic() + within
+    while True:
+        alive = {(pid, start) for pid, start in processes if (s := _stat(pid)) and s[1] == start}
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
 
 
 def stored_games(db: Path) -> list[tuple[str, int]]:

@@ -1,5 +1,6 @@
-"""``kill -9`` of the server mid-ladder, then the same command again: nothing lost,
-nothing twice, and the round that was cut off is finished with the games it lacked."""
+"""``kill -9`` of the server mid-ladder, then the same command again: no process left
+behind, nothing lost, nothing twice, and the round that was cut off is finished with the
+games it lacked."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ContestServer, stored_games
+from .conftest import ContestServer, descendants, still_alive, stored_games
 
 
 def rounds(db: Path) -> list[tuple[int, list[str], int, int, bool]]:
-    with sqlite3.connect(db.with_name(f"{db.stem}-contest.db")) as conn:
+    with sqlite3.connect(db) as conn:
         rows = conn.execute(
-            "SELECT id, entrants, games, first_game, finished_at FROM rounds ORDER BY id"
+            "SELECT id, entrants, games, first_game, finished_at FROM contest_rounds ORDER BY id"
         ).fetchall()
     return [(r[0], json.loads(r[1]), r[2], r[3], r[4] is not None) for r in rows]
 
@@ -40,7 +41,10 @@ def test_kill_9_mid_ladder_then_restart_loses_nothing_and_repeats_nothing(
     server = ContestServer(db, ("random", "greedy", "lowest")).start()
     admin = server.admin_token
     before = wait_games(db, 2)  # a round of six seatings is under way
+    assert server.process is not None
+    children = descendants(server.process.pid)
     server.kill9()
+    assert still_alive(children) == set(), "a bot outlived the server"
     before = stored_games(db)
     cut = [r for r in rounds(db) if not r[4]]
     assert cut, "the first round was not cut off: kill sooner"

@@ -68,7 +68,13 @@ def test_upload_form_and_pages_in_chromium(
 
         page.click("text=bob")
         page.wait_for_selector("#versions")
-        assert page.locator("#versions tbody tr").count() == 1
+        assert page.locator("#versions tbody tr.version").count() == 1
+        # Everyone reads the status of an upload; only its owner reads why.
+        assert "refused: not a bot archive" in page.inner_text("main")
+        assert "path traversal" not in page.inner_text("main")
+        page.fill("input[name=token]", token)
+        page.click("text=Show my logs")
+        page.wait_for_selector("#allowance")
         assert "refused: path traversal" in page.inner_text("main")
         page.screenshot(path=str(artefacts / "contest-contestant.png"), full_page=True)
 

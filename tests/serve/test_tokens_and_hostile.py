@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
 from .conftest import ContestServer
@@ -37,7 +38,8 @@ def test_every_write_needs_the_right_token(contest: ContestServer) -> None:
     assert banned.status_code == 403 and "banned" in banned.json()["error"]
     assert contest.admin("/api/admin/ban", {"name": "nobody"}).status_code == 404
     # The token is stored hashed: the contest's file does not hold it.
-    assert token.encode() not in contest.db.with_name("contest-contest.db").read_bytes()
+    files = [p for p in contest.db.parent.iterdir() if p.name.startswith(contest.db.name)]
+    assert files and all(token.encode() not in p.read_bytes() for p in files)
 
 
 @pytest.mark.slow
@@ -65,10 +67,24 @@ def test_each_hostile_upload_is_refused_in_one_line_and_changes_nothing(
     print("\n".join(refusals))
 
 
+def fourteen_requests(client: httpx.Client, token: str, network: str) -> list[int]:
+    """Fourteen requests, each with a token and an X-Forwarded-For of its own."""
+    return [
+        client.get(
+            "/api/live",
+            headers={"Authorization": f"Bearer {token}{i}", "X-Forwarded-For": f"{network}.{i}"},
+        ).status_code
+        for i in range(14)
+    ]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
-    server = ContestServer(tmp_path / "contest.db", (), "--rate", "6", "--burst", "3").start()
+    proxy = "127.0.0.3"  # a reverse proxy on this host, the only one trusted
+    server = ContestServer(
+        tmp_path / "contest.db", (), "--rate", "6", "--burst", "3", "--trusted-proxy", proxy
+    ).start()
     try:
         token = server.add_contestant("eve")
         big = server.post(
@@ -83,11 +99,17 @@ def test_body_caps_and_rate_limits_per_token(tmp_path: Path) -> None:
         # Another token has its own allowance, within its address's (four times as large).
         other = {"Authorization": "Bearer made-up"}
         assert server.get("/api/leaderboard", headers=other).status_code == 200
-        codes = [
-            server.get("/api/live", headers={"Authorization": f"Bearer t{i}"}).status_code
-            for i in range(14)
-        ]
-        assert codes[-1] == 429, codes  # made-up tokens buy no more than the address's share
+        # Made-up tokens, and made-up X-Forwarded-For from an untrusted address, buy no
+        # more than the address's share; from the trusted proxy, each forwarded address
+        # has its own.
+        direct = httpx.Client(base_url=server.url, timeout=30)
+        transport = httpx.HTTPTransport(local_address=proxy)
+        via_proxy = httpx.Client(base_url=server.url, transport=transport, timeout=30)
+        with direct, via_proxy:
+            codes = fourteen_requests(direct, "t", "198.51.100")
+            forwarded = fourteen_requests(via_proxy, "p", "203.0.113")
+        assert codes[-1] == 429, codes
+        assert forwarded == [200] * 14, forwarded
     finally:
         assert server.stop() == 0
 

@@ -13,7 +13,6 @@ script by its hash) and shows entrant names escaped.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, Unpack
@@ -23,6 +22,7 @@ from arena.stats.comparison import CompareOutcome, UnitTally
 from arena.stats.sequential import SprtState
 from arena.tournament.store import ResultsStore
 
+from .page import escape as _e
 from .report import (
     ReplayChoice,
     ReportPage,
@@ -43,10 +43,6 @@ VERDICT_TEXT: Final[dict[str, str]] = {
     "ahead by the margin”.",
     "undecided": "Undecided: the evidence does not say either way yet.",
 }
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def llr_path(store: ResultsStore, outcome: CompareOutcome) -> list[SprtState]:

@@ -1,12 +1,19 @@
-"""What every self-contained page shares: data embedded so that no text can end its
-``<script>`` element, and a Content-Security-Policy under which nothing loads and only
-the page's own script runs."""
+"""What every page shares: text escaped for markup, data embedded so that no text can
+end its ``<script>`` element, and a Content-Security-Policy under which nothing loads and
+only the page's own script runs."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
+
+
+def escape(text: object) -> str:
+    """Text for markup or a quoted attribute: nothing in it can be read as HTML (every
+    page's one escaping of bot and contestant text)."""
+    return html.escape(str(text), quote=True)
 
 
 def script_json(data: object) -> str:

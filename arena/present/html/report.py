@@ -22,7 +22,6 @@ whether it has a replay.
 from __future__ import annotations
 
 import dataclasses
-import html
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ import numpy as np
 
 from arena.present.display import mixed_builds_lines, percent_interval, rating_interval
 from arena.present.html.page import content_security_policy, script_json
+from arena.present.html.page import escape as _e
 from arena.tournament.report import INTERVALS, PAR, RunReport, build_report
 from arena.tournament.store import ResultsStore, StoredGame
 
@@ -318,11 +318,6 @@ def instructive_games(
 
 
 # -- rendering ----------------------------------------------------------------------------------
-
-
-def _e(text: object) -> str:
-    """Text for markup or a quoted attribute: nothing in it can be read as HTML."""
-    return html.escape(str(text), quote=True)
 
 
 def _percent(rate: float) -> str:

@@ -32,7 +32,7 @@ __all__ = [
     "prepare",
 ]
 
-SCHEMA_VERSION: Final = 7
+SCHEMA_VERSION: Final = 8
 # Written to the SQLite header so that an unrelated database that happens to carry the same
 # user_version is not mistaken for a results store. The bytes spell "SchA".
 APPLICATION_ID: Final = 0x53636841
@@ -171,6 +171,68 @@ _SCHEMA: Final[tuple[str, ...]] = (
     _FAULTS_TABLE,
     _FAULTS_INDEX,
     _DECISION_TIMES_TABLE,
+)
+
+
+# The contest's own tables (``arena serve``, arena.serve.contest; docs/CONTEST.md): its
+# contestants and their hashed tokens, their versions, their uploads, the ladder's rounds
+# and its settings. They live beside the ladder's games, so that one file holds a contest
+# whole; a store that hosts no contest keeps them empty. (IF NOT EXISTS: the upgrade that
+# adds them is a no-op on a store that has them, as a test's downgraded copy does.)
+_CONTEST_TABLES: Final[tuple[str, ...]] = (
+    "CREATE TABLE IF NOT EXISTS contest_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT",
+    """
+    CREATE TABLE IF NOT EXISTS contest_contestants (
+        id         INTEGER PRIMARY KEY,
+        name       TEXT NOT NULL UNIQUE,
+        token_hash TEXT UNIQUE,        -- NULL: a house entrant (the organiser's own bots)
+        banned     INTEGER NOT NULL DEFAULT 0 CHECK (banned IN (0, 1)),
+        created_at TEXT NOT NULL
+    ) STRICT
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS contest_versions (
+        id               INTEGER PRIMARY KEY,
+        contestant_id    INTEGER NOT NULL REFERENCES contest_contestants (id),
+        version          TEXT NOT NULL,
+        path             TEXT NOT NULL,  -- in the contest's registry, relative to its root
+        checks           TEXT NOT NULL,  -- JSON: [[name, passed, detail], ...]
+        uploaded_at      TEXT NOT NULL,
+        retired          INTEGER NOT NULL DEFAULT 0 CHECK (retired IN (0, 1)),
+        -- Taken out of the ladder for misbehaving: the status word (time, memory, crash,
+        -- no join), the one line behind it (its owner's to read) and when.
+        suspended        TEXT CHECK (suspended IN ('time', 'memory', 'crash', 'no join')),
+        suspended_reason TEXT,
+        suspended_at     TEXT,
+        UNIQUE (contestant_id, version)
+    ) STRICT
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS contest_uploads (
+        id            INTEGER PRIMARY KEY,
+        contestant_id INTEGER NOT NULL REFERENCES contest_contestants (id),
+        at            TEXT NOT NULL,
+        accepted      INTEGER NOT NULL CHECK (accepted IN (0, 1)),
+        version       TEXT,
+        reason        TEXT NOT NULL,  -- one line, its owner's to read
+        status        TEXT NOT NULL,  -- what everyone sees: accepted, or the check failed
+        log_tail      TEXT NOT NULL,  -- the build's or the validation seat's log
+        build_seconds REAL NOT NULL DEFAULT 0 CHECK (build_seconds >= 0)
+    ) STRICT
+    """,
+    "CREATE INDEX IF NOT EXISTS contest_uploads_by_contestant "
+    "ON contest_uploads (contestant_id, at)",
+    """
+    CREATE TABLE IF NOT EXISTS contest_rounds (
+        id          INTEGER PRIMARY KEY,
+        entrants    TEXT NOT NULL,     -- JSON: a triple's entrant labels, or [NEW, BASE]
+        games       INTEGER NOT NULL CHECK (games >= 1),  -- per seating
+        first_game  INTEGER NOT NULL CHECK (first_game >= 0),  -- its seeds: first_game ...
+        started_at  TEXT NOT NULL,
+        finished_at TEXT,
+        ended       TEXT               -- why it ended before its games were played, if so
+    ) STRICT
+    """,
 )
 
 
@@ -321,7 +383,7 @@ def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
             return
         if _has_tables(conn):
             raise _foreign_database(path)
-        for statement in _SCHEMA:
+        for statement in (*_SCHEMA, *_CONTEST_TABLES):
             conn.execute(statement)
         # PRAGMA arguments cannot be bound parameters; both values are our own integers.
         conn.execute(f"PRAGMA application_id={APPLICATION_ID:d}")
@@ -433,6 +495,13 @@ def _migrate_from_6(conn: sqlite3.Connection) -> None:
     conn.execute(f"ALTER TABLE games ADD COLUMN {_FORFEITED}")
 
 
+# Version 8 adds the contest's tables (``arena serve``), empty: a contest of an earlier
+# arena kept them in a file of its own, which arena.serve.contest imports once.
+def _migrate_from_7(conn: sqlite3.Connection) -> None:
+    for statement in _CONTEST_TABLES:
+        conn.execute(statement)
+
+
 # Each step upgrades a store of its version to the next; they run in this order.
 _UPGRADES: Final[tuple[tuple[int, Callable[[sqlite3.Connection], None]], ...]] = (
     (1, _migrate_from_1),
@@ -441,6 +510,7 @@ _UPGRADES: Final[tuple[tuple[int, Callable[[sqlite3.Connection], None]], ...]] =
     (4, _migrate_from_4),
     (5, _migrate_from_5),
     (6, _migrate_from_6),
+    (7, _migrate_from_7),
 )
 
 

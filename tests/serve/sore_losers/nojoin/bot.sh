@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "gone before joining" >&2
+exit 5
