@@ -94,19 +94,15 @@ class StarvationCredit:
         return owed(self.start, now, self.meter.cores, self.meter.cpus)
 
     def more(self) -> float:
-        """Seconds of credit not granted yet, if worth a wake-up (``MIN_CREDIT_S``), now
-        granted: how far to move a deadline that has passed."""
+        """Seconds of credit not granted yet, now granted if at least ``MIN_CREDIT_S`` (the
+        clock's resolution: less is not worth a wake-up, and a bot whose threads only
+        woke now and then earns none of it): how far to move a deadline that has passed,
+        or how much less to charge an answer."""
         extra = self.owed() - self.granted
         if extra < MIN_CREDIT_S:
             return 0.0
         self.granted += extra
         return extra
-
-    def settle(self) -> float:
-        """Grant whatever is owed by now, however little: the credit of a decision
-        answered in its time, taken off what is charged to the bank."""
-        self.granted = max(self.granted, self.owed())
-        return self.granted
 
 
 class DecisionClock:

@@ -374,8 +374,9 @@ class Table:
         if credit is not None:
             # Within its time a decision touches no bank and needs no credit; a timeout
             # keeps what moved its deadline, and nothing earned after it gave up.
-            within = elapsed * 1000 <= self.settings.decision_ms
-            granted = credit.granted if timed_out or within else credit.settle()
+            if not timed_out and elapsed * 1000 > self.settings.decision_ms:
+                credit.more()
+            granted = credit.granted
         if timed_out:
             return granted
         # In by its deadline (moved on by the credit), or read after it although it had

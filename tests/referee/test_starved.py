@@ -133,14 +133,12 @@ def test_a_decision_is_metered_only_once_it_has_lasted_the_probe(group: BotCgrou
     assert clock.credit is not None
 
 
-def test_credit_is_granted_in_steps_worth_a_wake_up_and_settled_in_full(
-    group: BotCgroup,
-) -> None:
+def test_a_join_is_metered_from_the_group_s_birth(group: BotCgroup) -> None:
     meter = group.cpu_meter()
     assert meter is not None
     credit = StarvationCredit.since_launch(meter)
     assert credit is not None and credit.start == meter.zero()
-    assert credit.more() == 0.0 and credit.settle() == 0.0  # an empty group: never starved
+    assert credit.more() == 0.0 and credit.granted == 0.0  # an empty group: never starved
     assert StarvationCredit.since_now(None) is None
     assert StarvationCredit.since_launch(None) is None
 
