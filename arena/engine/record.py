@@ -58,6 +58,8 @@ RECORD_VERSION: Final = 5
 # Version 3 added each deal's decisions and the scores the game started from, version 4
 # the time control, version 5 each decision's credit.
 KNOWN_VERSIONS: Final = (1, 2, 3, 4, 5)
+# The first version whose decisions carry their credit (and so whose clock can be judged).
+CREDIT_VERSION: Final = 5
 
 Record = dict[str, Any]
 
@@ -263,14 +265,14 @@ def _seconds_of(value: Any, name: str) -> float | None:
 
 def _note_of(entry: Any, version: int = RECORD_VERSION) -> DecisionNote:
     """The note a recorded decision carries; ``ReplayMismatchError`` if it is malformed."""
-    keys = _DECISION_KEYS if version >= 5 else _DECISION_KEYS_V3
+    keys = _DECISION_KEYS if version >= CREDIT_VERSION else _DECISION_KEYS_V3
     if not isinstance(entry, dict) or set(entry) != keys:
         raise ReplayMismatchError(f"malformed decision {entry!r}")
     seconds = _seconds_of(entry["seconds"], "seconds")
     credit = _seconds_of(entry.get("credit"), "credit")
-    if version >= 5 and (credit is None) != (seconds is None):
+    if version >= CREDIT_VERSION and (credit is None) != (seconds is None):
         raise ReplayMismatchError(f"a decision has a credit exactly when it has seconds: {entry!r}")
-    if version < 5 and seconds is not None:
+    if version < CREDIT_VERSION and seconds is not None:
         credit = 0.0  # the record says nothing of it: read as none given
     if credit is not None and seconds is not None and credit > seconds:
         raise ReplayMismatchError(f"a decision's credit {credit!r} exceeds its seconds {seconds!r}")
@@ -340,17 +342,18 @@ def judge_clock(record: Record) -> list[TimedDecision]:
     empties it. ``ReplayMismatchError`` for a record that cannot be judged (no
     ``time_control``, or no credits: before version 5) or is malformed."""
     control = _time_control_of(record)
-    if control is None or record.get("version") not in (5,):
+    version = record.get("version")
+    if control is None or not isinstance(version, int) or version < CREDIT_VERSION:
         raise ReplayMismatchError(
-            "only a refereed record of version 5 (time_control and each decision's credit) "
-            "can be judged"
+            f"only a refereed record of version {CREDIT_VERSION} or later (time_control and "
+            "each decision's credit) can be judged"
         )
     banks = [float(control.overage_ms)] * SEATS
     judged: list[TimedDecision] = []
     try:
         for number, deal in enumerate(record["deals"], start=1):
             for index, entry in enumerate(deal["decisions"]):
-                note = _note_of(entry)
+                note = _note_of(entry, version)
                 if note.seconds is None or note.credit is None:
                     continue  # nobody was asked: an auto-played seat, an undelivered request
                 seat = entry["seat"]
@@ -522,6 +525,7 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
     version = record.get("version")
     if version in (3, 4):  # before each decision's credit (version 5)
         replayed["version"] = version
+    if isinstance(version, int) and 3 <= version < CREDIT_VERSION:
         for deal in replayed["deals"]:
             for entry in deal["decisions"]:
                 del entry["credit"]

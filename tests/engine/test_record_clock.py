@@ -103,7 +103,7 @@ def test_auto_played_and_undelivered_decisions_are_not_judged() -> None:
 def test_a_record_without_time_control_or_credits_is_not_judged(change: Any) -> None:
     record = seat0_scenario_record()
     change(record)
-    with pytest.raises(ReplayMismatchError, match="version 5"):
+    with pytest.raises(ReplayMismatchError, match="can be judged"):
         judge_clock(record)
 
 
