@@ -19,8 +19,9 @@ counted and found:
 * ``cpuacct.usage`` (v1) or ``cpu.stat`` (v2) counts the CPU of all its processes, also
   inside the sandbox's PID namespace, where the kernel's per-child accounting loses it;
 * ``cpu.pressure`` (v2 and the unified hierarchy of a hybrid machine) counts the time the
-  bot could have run but every one of its runnable threads waited for a CPU: time another
-  bot's load took from it, which the referee does not charge (``CpuMeter``);
+  bot could have run but its runnable threads waited for a CPU; with its CPU time, the
+  referee's fair clock tells from it the time others' load took from the bot, which it
+  does not charge (``CpuMeter``, ``arena.referee.starved``);
 * ``cgroup.procs`` lists even a process that left the process group with setsid, so that
   none outlives the match.
 
@@ -176,76 +177,89 @@ def kill_groups(groups: list[Path], timeout: float = 2.0) -> tuple[set[int], lis
     return seen, survivors
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CpuReading:
     """A bot group's CPU counters at one moment (seconds since the group was made)."""
 
+    at: float  # time.monotonic() when read
+    waiting: float  # some runnable thread of the bot waited for a CPU (cpu.pressure "some")
     starved: float  # every runnable thread of the bot waited for a CPU (cpu.pressure "full")
-    throttled: float  # its own quota held it back (cpu.stat)
+    used: float  # CPU time of all its processes (cpuacct.usage, or cpu.stat's usage_usec)
 
 
 class CpuMeter:
-    """Reads how long a bot was kept from the CPU by others, for the referee's clock.
+    """Reads a bot group's CPU pressure and CPU time, for the referee's fair clock
+    (``arena.referee.starved`` turns two readings into the credit a seat earns).
 
-    "Starved" is the time during which the bot had work and every one of its runnable
-    threads waited for a CPU (the group's ``cpu.pressure`` "full" line) — less the time
-    its own CPU quota throttled it, which is its own doing. The files stay open: the
-    referee reads them at every request.
+    ``cores`` is the CPU the bot is entitled to: its quota (``Limits.cpu_cores``) where the
+    cpu controller holds it to one, never more than the CPUs it may run on (``cpus``).
+    ``born`` is when its group was made, when every counter was 0. The files stay open:
+    the referee reads them only when a decision (or a join) is slow enough to need it.
     """
 
-    def __init__(self, pressure: Path, cpu_stat: Path | None) -> None:
+    def __init__(self, pressure: Path, usage: Path, cores: float, cpus: int, born: float) -> None:
+        self.cores = cores
+        self.cpus = cpus
+        self.born = born
+        self._v1_usage = usage.name == "cpuacct.usage"  # nanoseconds; else v2's cpu.stat
         self._pressure: int | None = os.open(pressure, os.O_RDONLY | os.O_CLOEXEC)
-        self._cpu_stat: int | None = None
-        if cpu_stat is not None:
-            with contextlib.suppress(OSError):
-                self._cpu_stat = os.open(cpu_stat, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            self._usage: int | None = os.open(usage, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            os.close(self._pressure)
+            raise
+
+    def zero(self) -> CpuReading:
+        """The counters as the group was made: every one 0."""
+        return CpuReading(self.born, 0.0, 0.0, 0.0)
 
     def read(self) -> CpuReading | None:
         """The counters now, or None once the group is gone."""
-        return self.parse(self.snapshot())
-
-    def snapshot(self) -> tuple[bytes, bytes] | None:
-        """The counters' files as they read now, unparsed (``parse`` reads them), or None
-        once the group is gone: the referee takes one at every request and parses it only
-        when the decision comes near its deadline."""
-        if self._pressure is None:
+        if self._pressure is None or self._usage is None:
             return None
         try:
-            text = os.pread(self._pressure, 256, 0)
-            throttled = os.pread(self._cpu_stat, 512, 0) if self._cpu_stat is not None else b""
+            pressure = os.pread(self._pressure, 256, 0)
+            usage = os.pread(self._usage, 512, 0)
+            at = time.monotonic()
         except OSError:
             return None
-        return text, throttled
-
-    @staticmethod
-    def parse(snapshot: tuple[bytes, bytes] | None) -> CpuReading | None:
-        if snapshot is None:
+        # "some avg10=… total=N\nfull avg10=… total=N\n", microseconds.
+        some, _, full = pressure.partition(b"\n")
+        waiting, starved = _total_seconds(some, b"some"), _total_seconds(full, b"full")
+        used = _used_seconds(usage, self._v1_usage)
+        if waiting is None or starved is None or used is None:
             return None
-        text, throttled = snapshot
-        full = text.rfind(b"total=")
-        if not text.startswith(b"some") or full < 0:
-            return None
-        starved = int(text[full + 6 :].split()[0]) / 1e6  # microseconds
-        return CpuReading(starved, _throttled_seconds(throttled))
+        return CpuReading(at, waiting, starved, used)
 
     def close(self) -> None:
         """Closed with its group: a closed number must never be read again (it may be reused)."""
-        fds = (self._pressure, self._cpu_stat)
-        self._pressure = self._cpu_stat = None
+        fds = (self._pressure, self._usage)
+        self._pressure = self._usage = None
         for fd in fds:
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
 
 
-def _throttled_seconds(cpu_stat: bytes) -> float:
-    for line in cpu_stat.splitlines():
+def _total_seconds(line: bytes, name: bytes) -> float | None:
+    """The ``total=`` of a pressure line named ``name``, in seconds; None if malformed."""
+    total = line.rfind(b"total=")
+    if not line.startswith(name) or total < 0:
+        return None
+    digits = line[total + 6 :].split()
+    return int(digits[0]) / 1e6 if digits and digits[0].isdigit() else None
+
+
+def _used_seconds(text: bytes, v1: bool) -> float | None:
+    """CPU seconds from cpuacct.usage (v1: nanoseconds) or cpu.stat (v2: usage_usec)."""
+    if v1:
+        value = text.strip()
+        return int(value) / 1e9 if value.isdigit() else None
+    for line in text.splitlines():
         name, _, value = line.partition(b" ")
-        if name == b"throttled_time":  # v1, nanoseconds
-            return int(value) / 1e9
-        if name == b"throttled_usec":  # v2
+        if name == b"usage_usec" and value.strip().isdigit():
             return int(value) / 1e6
-    return 0.0
+    return None
 
 
 class BotCgroup:
@@ -258,9 +272,10 @@ class BotCgroup:
         memory_version: int,
         cpu_usage: Path | None = None,
         pressure: Path | None = None,
-        cpu_stat: Path | None = None,
+        cpu_quota: float | None = None,
     ) -> None:
         self.paths = paths
+        self.born = time.monotonic()  # its counters were 0 then: a join is metered from it
         self._cpu_usage = cpu_usage  # cpuacct.usage (v1, ns) or cpu.stat (v2, usage_usec)
         self.path = paths[0]
         self.procs_files = tuple(str(p / "cgroup.procs") for p in paths)
@@ -268,7 +283,7 @@ class BotCgroup:
         self._memory = memory  # the group whose memory limit is set, if one is
         self._memory_version = memory_version
         self._pressure = pressure  # cpu.pressure, where the kernel keeps it
-        self._cpu_stat = cpu_stat  # of the group whose CPU quota is set
+        self._cpu_quota = cpu_quota  # cores, where the cpu controller holds it to a quota
         self._meter: CpuMeter | None = None
 
     @property
@@ -295,7 +310,7 @@ class BotCgroup:
         memory_version = 0
         cpu_usage: Path | None = None
         pressure: Path | None = None
-        cpu_stat: Path | None = None
+        cpu_quota: float | None = None
         for hierarchy in hierarchies():
             path = hierarchy.base / name
             try:
@@ -315,10 +330,9 @@ class BotCgroup:
                 if "memory" in hierarchy.controllers and memory_bytes is not None:
                     _limit_memory(hierarchy.version, path, memory_bytes)
                     memory, memory_version = path, hierarchy.version
-                if "cpu" in hierarchy.controllers:
-                    cpu_stat = path / "cpu.stat"
-                    if cpu_cores is not None:
-                        _limit_cpu(hierarchy.version, path, cpu_cores)
+                if "cpu" in hierarchy.controllers and cpu_cores is not None:
+                    _limit_cpu(hierarchy.version, path, cpu_cores)
+                    cpu_quota = cpu_cores
             except OSError:
                 # A limit that cannot be set must not pass for one that holds.
                 for made in paths:
@@ -327,7 +341,7 @@ class BotCgroup:
                 return None
         if not paths:
             return None
-        return cls(tuple(paths), memory, memory_version, cpu_usage, pressure, cpu_stat)
+        return cls(tuple(paths), memory, memory_version, cpu_usage, pressure, cpu_quota)
 
     def pids(self) -> list[int]:
         found: set[int] = set()
@@ -337,10 +351,14 @@ class BotCgroup:
         return sorted(found)
 
     def cpu_meter(self) -> CpuMeter | None:
-        """A meter of the bot's starved time, where the kernel counts CPU pressure."""
-        if self._meter is None and self._pressure is not None:
+        """A meter of the bot's CPU pressure and CPU time, where the kernel counts both
+        (without either, the fair clock credits nothing)."""
+        if self._meter is None and self._pressure is not None and self._cpu_usage is not None:
+            cpus = len(os.sched_getaffinity(0))  # the bot inherits the arena's
+            quota = self._cpu_quota
+            cores = float(cpus) if quota is None else min(quota, float(cpus))
             with contextlib.suppress(OSError):
-                self._meter = CpuMeter(self._pressure, self._cpu_stat)
+                self._meter = CpuMeter(self._pressure, self._cpu_usage, cores, cpus, self.born)
         return self._meter
 
     def memory_peak(self) -> int | None:
@@ -358,13 +376,10 @@ class BotCgroup:
         if self._cpu_usage is None:
             return None
         try:
-            text = self._cpu_usage.read_text()
-            if self._cpu_usage.name == "cpuacct.usage":
-                return int(text) / 1e9
-            counts = dict(line.split()[:2] for line in text.splitlines() if line.strip())
-            return int(counts["usage_usec"]) / 1e6
-        except (OSError, ValueError, KeyError):
+            text = self._cpu_usage.read_bytes()
+        except OSError:
             return None
+        return _used_seconds(text, self._cpu_usage.name == "cpuacct.usage")
 
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for going over the memory limit."""

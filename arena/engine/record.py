@@ -7,8 +7,10 @@ key (bots may see records; the key of one game deals the same cards at every sea
 a run): replay deals the record's own cards, or, given the key, proves they are its.
 
 Each deal also lists its decisions, who was asked what, in the order the engine asked;
-what the engine cannot know of them (the time a bot took, a fallback the referee played
-in a bot's place) is given to ``to_record`` as ``DecisionNote`` values by the referee.
+what the engine cannot know of them (the time a bot took, the part of it the referee did
+not charge, a fallback the referee played in a bot's place) is given to ``to_record`` as
+``DecisionNote`` values by the referee. ``judge_clock`` judges every timed decision of a
+record from the record alone, as docs/GAME_RECORD.md tells an outside reader to.
 """
 
 from __future__ import annotations
@@ -56,8 +58,11 @@ RECORD_FORMAT: Final = "schmier-game-record"
 RECORD_VERSION: Final = 5
 # Version 1 also held the game's integer seed, from which anyone could deal every card.
 # Version 3 added each deal's decisions and the scores the game started from, version 4
-# the time control, version 5 the forfeit rule's setting and the teams that forfeited (F1).
+# the time control, version 5 the forfeit rule's setting, the teams that forfeited (F1) and
+# each decision's credit.
 KNOWN_VERSIONS: Final = (1, 2, 3, 4, 5)
+# The first version whose decisions carry their credit (and so whose clock can be judged).
+CREDIT_VERSION: Final = 5
 
 Record = dict[str, Any]
 
@@ -81,6 +86,17 @@ class DecisionNote:
 
     seconds: float | None = None  # the bot's time, from delivery to answer; None: unknown
     fallback: Fallback | None = None  # set when the action is the referee's, not the bot's
+    # Of ``seconds``, what the referee did not charge to the seat's clock: the time others'
+    # load kept the bot off the CPU (the fair clock), or the referee's own delay in reading
+    # an answer that had arrived in time. None exactly where ``seconds`` is; not given with
+    # ``seconds``, none was credited.
+    credit: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.seconds is None and self.credit is not None:
+            raise ValueError("a decision nobody was timed at has no credit")
+        if self.seconds is not None and self.credit is None:
+            object.__setattr__(self, "credit", 0.0)
 
 
 _UNKNOWN: Final = DecisionNote()
@@ -248,49 +264,158 @@ def _decision_json(seat: int, kind: DecisionKind, note: DecisionNote) -> dict[st
         "seat": seat,
         "kind": kind.value,
         "seconds": note.seconds,
+        "credit": note.credit,
         "fallback": None if note.fallback is None else note.fallback.to_json(),
     }
 
 
-def _note_of(entry: Any) -> DecisionNote:
-    """The note a recorded decision carries; ``ReplayMismatchError`` if it is malformed."""
-    if not isinstance(entry, dict) or set(entry) != {"seat", "kind", "seconds", "fallback"}:
-        raise ReplayMismatchError(f"malformed decision {entry!r}")
-    seconds = entry["seconds"]
-    if seconds is not None and (
-        type(seconds) not in (int, float) or not math.isfinite(seconds) or seconds < 0
+_DECISION_KEYS: Final = {"seat", "kind", "seconds", "credit", "fallback"}
+_DECISION_KEYS_V3: Final = _DECISION_KEYS - {"credit"}  # versions 3 and 4
+
+
+def _seconds_of(value: Any, name: str) -> float | None:
+    """A decision's ``seconds`` or ``credit``: null or a finite number of at least 0."""
+    if value is not None and (
+        type(value) not in (int, float) or not math.isfinite(value) or value < 0
     ):
-        raise ReplayMismatchError(f"a decision's seconds must be null or >= 0, not {seconds!r}")
+        raise ReplayMismatchError(f"a decision's {name} must be null or >= 0, not {value!r}")
+    number: float | None = value  # int or float as written: replay compares it as written
+    return number
+
+
+def _note_of(entry: Any, version: int = RECORD_VERSION) -> DecisionNote:
+    """The note a recorded decision carries; ``ReplayMismatchError`` if it is malformed."""
+    keys = _DECISION_KEYS if version >= CREDIT_VERSION else _DECISION_KEYS_V3
+    if not isinstance(entry, dict) or set(entry) != keys:
+        raise ReplayMismatchError(f"malformed decision {entry!r}")
+    seconds = _seconds_of(entry["seconds"], "seconds")
+    credit = _seconds_of(entry.get("credit"), "credit")
+    if version >= CREDIT_VERSION and (credit is None) != (seconds is None):
+        raise ReplayMismatchError(f"a decision has a credit exactly when it has seconds: {entry!r}")
+    if version < CREDIT_VERSION and seconds is not None:
+        credit = 0.0  # the record says nothing of it: read as none given
+    if credit is not None and seconds is not None and credit > seconds:
+        raise ReplayMismatchError(f"a decision's credit {credit!r} exceeds its seconds {seconds!r}")
     fallback = entry["fallback"]
     if fallback is None:
-        return DecisionNote(seconds)
+        return DecisionNote(seconds, None, credit)
     if (
         not isinstance(fallback, dict)
         or set(fallback) != {"fault", "reason", "sent"}
         or not all(isinstance(value, str) for value in fallback.values())
     ):
         raise ReplayMismatchError(f"malformed fallback {fallback!r}")
-    return DecisionNote(seconds, Fallback(**fallback))
+    return DecisionNote(seconds, Fallback(**fallback), credit)
 
 
 def recorded_notes(record: Record) -> list[DecisionNote] | None:
-    """The decision notes of a record, in game order (None for a record before version 3)."""
-    if record.get("version") in (1, 2):
+    """The decision notes of a record, in game order (None for a record before version 3;
+    a record before version 5 says nothing of credit, and its notes read as none given)."""
+    version = record.get("version")
+    if version in (1, 2):
         return None
-    return [_note_of(entry) for deal in record["deals"] for entry in deal["decisions"]]
+    return [
+        _note_of(entry, version if isinstance(version, int) else RECORD_VERSION)
+        for deal in record["deals"]
+        for entry in deal["decisions"]
+    ]
+
+
+# The fault whose fallback marks a decision that timed out (docs/PROTOCOL.md, "Faults").
+TIMEOUT_FAULT: Final = "timeout"
+# How far a judged decision's charged time may sit on the wrong side of its limit: the
+# last digits of a reader's arithmetic (in whatever language) may differ from the referee's.
+CLOCK_TOLERANCE_S: Final = 1e-6
+
+
+@dataclass(frozen=True, slots=True)
+class TimedDecision:
+    """One decision the referee timed (a bot was asked and had the request), judged from
+    the record alone (docs/GAME_RECORD.md, *Judging the clock*)."""
+
+    deal_number: int  # 1, 2, …
+    decision_index: int  # in the deal's ``decisions``
+    seat: int
+    seconds: float  # the bot's time
+    credit: float  # of it, not charged to the seat
+    bank_ms: float  # the seat's overage bank before the decision
+    limit: float  # seconds it was allowed: ``decision_ms`` plus that bank
+    timed_out: bool  # the record says it timed out (its fallback's fault)
+
+    @property
+    def charged(self) -> float:
+        """The seconds charged to the seat's clock."""
+        return max(0.0, self.seconds - self.credit)
+
+    @property
+    def agrees(self) -> bool:
+        """A timeout was charged at least its limit, every other decision at most that."""
+        if self.timed_out:
+            return self.charged >= self.limit - CLOCK_TOLERANCE_S
+        return self.charged <= self.limit + CLOCK_TOLERANCE_S
+
+
+def judge_clock(record: Record) -> list[TimedDecision]:
+    """Every timed decision of a refereed record with the limit it was held to, recomputed
+    from the record alone: each seat's bank starts the game at ``overage_ms``; a decision
+    charged more than ``decision_ms`` pays the rest from it (never below 0); a timeout
+    empties it. ``ReplayMismatchError`` for a record that cannot be judged (no
+    ``time_control``, or no credits: before version 5) or is malformed."""
+    control = _time_control_of(record)
+    version = record.get("version")
+    if control is None or not isinstance(version, int) or version < CREDIT_VERSION:
+        raise ReplayMismatchError(
+            f"only a refereed record of version {CREDIT_VERSION} or later (time_control and "
+            "each decision's credit) can be judged"
+        )
+    banks = [float(control.overage_ms)] * SEATS
+    judged: list[TimedDecision] = []
+    try:
+        for number, deal in enumerate(record["deals"], start=1):
+            for index, entry in enumerate(deal["decisions"]):
+                note = _note_of(entry, version)
+                if note.seconds is None or note.credit is None:
+                    continue  # nobody was asked: an auto-played seat, an undelivered request
+                seat = entry["seat"]
+                if type(seat) is not int or seat not in range(SEATS):
+                    raise ReplayMismatchError(f"deal {number} decision {index}: seat {seat!r}")
+                bank = banks[seat]
+                timed_out = note.fallback is not None and note.fallback.fault == TIMEOUT_FAULT
+                decision = TimedDecision(
+                    number,
+                    index,
+                    seat,
+                    note.seconds,
+                    note.credit,
+                    bank,
+                    (control.decision_ms + bank) / 1000,
+                    timed_out,
+                )
+                judged.append(decision)
+                over_ms = decision.charged * 1000 - control.decision_ms
+                if over_ms > 0:
+                    banks[seat] = max(0.0, bank - over_ms)
+                if timed_out:
+                    banks[seat] = 0.0
+    except (KeyError, TypeError) as error:
+        raise ReplayMismatchError(f"malformed game record: {error!r}") from error
+    return judged
+
+
+_CLOCK_KEYS: Final = frozenset({"seconds", "credit"})
 
 
 def without_times(record: Record) -> Record:
-    """The record without its decisions' times: what the same deals and the same decisions
-    make of a game wherever and however fast it is played (duplicate play, a resumed run,
-    a cluster), so two such records compare equal."""
+    """The record without its decisions' times and credits: what the same deals and the
+    same decisions make of a game wherever and however fast it is played (duplicate play,
+    a resumed run, a cluster), so two such records compare equal."""
     return {
         **record,
         "deals": [
             {
                 **deal,
                 "decisions": [
-                    {k: v for k, v in entry.items() if k != "seconds"}
+                    {k: v for k, v in entry.items() if k not in _CLOCK_KEYS}
                     for entry in deal["decisions"]
                 ],
             }
@@ -427,8 +552,12 @@ def replay(record: Record, key: DealSource | None = None) -> Game:
     version = record.get("version")
     if version in (1, 2, 3, 4) and replayed["result"] is not None:
         del replayed["result"]["forfeited"]  # before the forfeit rule (version 5)
-    if version in (3, 4):  # before the time control (4) or the forfeit rule (5)
+    if version in (3, 4):  # before the time control (4), the forfeit rule and credits (5)
         replayed["version"] = version
+    if isinstance(version, int) and 3 <= version < CREDIT_VERSION:
+        for deal in replayed["deals"]:
+            for entry in deal["decisions"]:
+                del entry["credit"]
     if version in (1, 2):
         # Records before version 3 have no decisions and no start scores.
         del replayed["start_scores"]

@@ -7,12 +7,15 @@ a visible share of the referee's CPU. ``Deadline`` arms one loop timer at the ea
 time the wait could end; moving the deadline later only writes a number, and a timer that
 fires before the deadline arms itself again for the rest. On expiry it cancels the task
 as ``asyncio.timeout`` does, and ``timed_out`` tells that cancellation (the wait timed
-out) from any other, which the caller lets through.
+out) from any other, which the caller lets through. A timer armed before the deadline may
+call ``early`` when it first fires (the fair clock's probe of a slow decision,
+``arena.referee.starved.DecisionClock``), at no cost to a wait that ends sooner.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 __all__ = ["Deadline"]
 
@@ -20,11 +23,26 @@ __all__ = ["Deadline"]
 class Deadline:
     """The deadline of the current task's wait, ``seconds`` from now."""
 
-    __slots__ = ("_armed_at", "_cancelling", "_handle", "_loop", "_task", "expired", "when")
+    __slots__ = (
+        "_armed_at",
+        "_cancelling",
+        "_early",
+        "_handle",
+        "_loop",
+        "_task",
+        "expired",
+        "when",
+    )
 
-    def __init__(self, seconds: float, first: float | None = None) -> None:
+    def __init__(
+        self,
+        seconds: float,
+        first: float | None = None,
+        early: Callable[[], None] | None = None,
+    ) -> None:
         """Expire ``seconds`` from now; the timer is armed ``first`` seconds from now if that
-        is sooner, since a ``move`` to a time before the armed one would arm it again."""
+        is sooner, since a ``move`` to a time before the armed one would arm it again.
+        ``early`` is called once, if the timer fires before the deadline."""
         loop = asyncio.get_running_loop()
         now = loop.time()
         when = now + seconds
@@ -35,6 +53,7 @@ class Deadline:
         self._cancelling = task.cancelling()
         self.when = when
         self.expired = False
+        self._early = early
         self._armed_at = when if first is None or first > seconds else now + first
         self._handle: asyncio.TimerHandle | None = loop.call_at(self._armed_at, self._fire)
 
@@ -59,9 +78,12 @@ class Deadline:
         return self.expired and self._task.uncancel() <= self._cancelling
 
     def _fire(self) -> None:
-        if self.when > self._armed_at:  # moved later since it was armed
+        if self.when > self._armed_at:  # armed early, or moved later since it was armed
             self._armed_at = self.when
             self._handle = self._loop.call_at(self.when, self._fire)
+            early, self._early = self._early, None
+            if early is not None:
+                early()
             return
         self._handle = None
         self.expired = True

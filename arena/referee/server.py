@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from google.protobuf.message import DecodeError
 
-from arena.bots.cgroup import CpuMeter, CpuReading
+from arena.bots.cgroup import CpuMeter
 from arena.v1 import arena_pb2 as pb
 from arena.wire.faults import Refusal
 from arena.wire.grpc_env import configure_grpc
@@ -171,9 +171,7 @@ class SeatLink:
         """
         joined = asyncio.ensure_future(self.joined.wait())
         gone = asyncio.ensure_future(self.gone.wait())
-        credit = None
-        if self.cpu_meter is not None:
-            credit = StarvationCredit(self.cpu_meter, CpuReading(0.0, 0.0))
+        credit = StarvationCredit.since_launch(self.cpu_meter)
         self._watchers += 1
         try:
             while not (joined.done() or gone.done()):

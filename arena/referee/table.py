@@ -43,7 +43,7 @@ from .channel import (
 from .deadline import Deadline
 from .policy import POLICY, Fault, FaultKind, fallback_action
 from .result import GameResult, SeatStats
-from .starved import StarvationCredit
+from .starved import PROBE_S, DecisionClock, StarvationCredit
 
 SEATS = 6
 SEND_TIMEOUT = 5.0  # a bot that does not read its messages for this long is stalled
@@ -75,6 +75,7 @@ class _SeatState:
     notices: list[Notice] = field(default_factory=list)  # faults not yet told
     unanswered: int = 0  # faulted requests whose own (late) answer may still arrive
     stale: int = 0  # unasked-for answers during the current decision
+    clock: DecisionClock | None = None  # the fair clock, where the bot's CPU is metered
 
     def __post_init__(self) -> None:
         self.stats = SeatStats(self.channel.seat)
@@ -88,7 +89,10 @@ class _Exchange:
     asked_at: float
     sent_at: float | None  # None: the request was never delivered
     answered_at: float
-    starved: float = 0.0  # of the elapsed time, what other bots' load kept the bot off the CPU
+    # Of the elapsed time, what is not charged to the seat: what others' load kept the bot
+    # off the CPU (the fair clock), and for an answer that was in by its deadline but read
+    # after it, the referee's own delay. The record's ``credit``.
+    credit: float = 0.0
 
     @property
     def elapsed(self) -> float:
@@ -98,7 +102,7 @@ class _Exchange:
     @property
     def charged(self) -> float:
         """The time the seat's clock is charged: its own, not what it was starved of."""
-        return max(0.0, self.elapsed - self.starved)
+        return max(0.0, self.elapsed - self.credit)
 
 
 OnGame = Callable[[GameResult], Awaitable[None] | None]
@@ -303,20 +307,28 @@ class Table:
         time_ms = self.settings.decision_ms
         answer: Action | Refusal
         sent_at: float | None = None
+        timed_out = False
         asked_at = time.monotonic()
-        credit: StarvationCredit | None = None
+        clock = self._clock(state)
         # One deadline, moved once: first for the delivery, then for the answer.
         # Delivering is not timed against the decision time, so a slow moment of the
         # referee is not the bot's; a bot that does not read its messages at all is
         # stalled. Its timer is armed at the earlier of the two ends (the answer's cannot
-        # come sooner), so that moving it to the answer's end re-arms nothing.
+        # come sooner), so that moving it to the answer's end re-arms nothing; where the
+        # bot's CPU is metered, sooner still, at the fair clock's probe, which only a slow
+        # decision reaches.
         allowed = (time_ms + state.bank_ms) / 1000
-        deadline = Deadline(SEND_TIMEOUT, allowed)
+        if clock is None:
+            deadline = Deadline(SEND_TIMEOUT, allowed)
+        else:
+            clock.ask()
+            deadline = Deadline(SEND_TIMEOUT, min(PROBE_S, allowed), clock.probe)
         try:
             try:
                 await state.channel.request(request)
                 sent_at = time.monotonic()
-                credit = StarvationCredit.since_now(state.channel.cpu_meter)
+                if clock is not None:
+                    clock.deliver()
                 deadline.move(allowed)
                 answer = await self._await_answer(state, kind, request_id)
             finally:
@@ -329,34 +341,85 @@ class Table:
                 answer = Refusal(FaultKind.STALLED, "the bot does not read its messages")
             else:
                 late = await self._answer_already_here(state, kind, request_id)
-                if late is None and credit is not None:
-                    late = await self._answer_while_starved(state, kind, request_id, credit)
+                if late is None:
+                    credit = None if clock is None else clock.credit
+                    late = await self._overtime(state, kind, request_id, sent_at + allowed, credit)
+                timed_out = late is None
                 timeout = Refusal(FaultKind.TIMEOUT, f"no answer within {time_ms} ms plus the bank")
                 answer = timeout if late is None else late
         except ChannelClosedError:
             answer = Refusal(FaultKind.CLOSED, state.channel.close_reason)
         answered_at = time.monotonic()
-        starved = 0.0
-        if credit is not None and sent_at is not None:
-            if (answered_at - sent_at) * 1000 > time_ms:  # only then does it touch the bank
-                credit.more()
-            starved = credit.granted
-        return _Exchange(answer, asked_at, sent_at, answered_at, starved)
+        return _Exchange(
+            answer,
+            asked_at,
+            sent_at,
+            answered_at,
+            self._credit(clock, sent_at, answered_at, allowed, timed_out),
+        )
 
-    async def _answer_while_starved(
-        self, state: _SeatState, kind: DecisionKind, request_id: int, credit: StarvationCredit
+    def _clock(self, state: _SeatState) -> DecisionClock | None:
+        """The seat's fair clock, where its bot's CPU is metered."""
+        meter = state.channel.cpu_meter
+        if meter is None:
+            return None
+        if state.clock is None or state.clock.meter is not meter:
+            state.clock = DecisionClock(meter)
+        return state.clock
+
+    def _credit(
+        self,
+        clock: DecisionClock | None,
+        sent_at: float | None,
+        answered_at: float,
+        allowed: float,
+        timed_out: bool,
+    ) -> float:
+        """The decision's time not charged to the seat (the record's ``credit``), chosen so
+        that the record alone judges it: a timeout's charged time is at least its limit
+        (time plus bank), any other decision's at most that."""
+        if sent_at is None:
+            return 0.0
+        elapsed = answered_at - sent_at
+        credit = None if clock is None else clock.credit
+        granted = 0.0
+        if credit is not None:
+            # Within its time a decision touches no bank and needs no credit; a timeout
+            # keeps what moved its deadline, and nothing earned after it gave up.
+            if not timed_out and elapsed * 1000 > self.settings.decision_ms:
+                credit.more()
+            granted = credit.granted
+        if timed_out:
+            return granted
+        # In by its deadline (moved on by the credit), or read after it although it had
+        # arrived (a busy referee): either way, never charged beyond the limit.
+        return max(granted, elapsed - allowed)
+
+    async def _overtime(
+        self,
+        state: _SeatState,
+        kind: DecisionKind,
+        request_id: int,
+        limit_at: float,
+        credit: StarvationCredit | None,
     ) -> Action | Refusal | None:
-        """Past the deadline: as long as other bots' load kept this one off the CPU, its
-        deadline moves by that much (``arena.referee.starved``); None if it still missed."""
-        while (extra := credit.more()) > 0:
+        """Past the deadline: the wait goes on until the wall clock, not the event loop's
+        coarser one, has passed the limit (``limit_at``), moved on by as much as other
+        bots' load kept this one off the CPU (``arena.referee.starved``); None if the
+        answer missed it."""
+        while True:
+            left = limit_at + (0.0 if credit is None else credit.granted) - time.monotonic()
+            if left <= 0:
+                if credit is None or credit.more() <= 0:
+                    return None
+                continue
             try:
-                async with asyncio.timeout(extra):
+                async with asyncio.timeout(left):
                     return await self._await_answer(state, kind, request_id)
             except TimeoutError:
                 continue
             except ChannelClosedError:
                 return Refusal(FaultKind.CLOSED, state.channel.close_reason)
-        return None
 
     def _charge(self, state: _SeatState, exchange: _Exchange) -> None:
         """The decision's time goes to the seat's statistics, and beyond its time to the bank."""
@@ -373,11 +436,14 @@ class Table:
     async def _settle(self, state: _SeatState, game: Game, exchange: _Exchange, at: int) -> None:
         """Apply the answer; a refused one is a fault, and the fallback is played instead."""
         answer = exchange.answer
-        seconds = None if exchange.sent_at is None else exchange.elapsed
+        # The bot's time and the part of it not charged: null where nobody was asked.
+        seconds = credit = None
+        if exchange.sent_at is not None:
+            seconds, credit = exchange.elapsed, exchange.credit
         if not isinstance(answer, Refusal):
             try:
                 game.apply(answer)  # the one door: it refuses an illegal action unchanged
-                self._notes.append(DecisionNote(seconds))
+                self._notes.append(DecisionNote(seconds, credit=credit))
                 if state.notices:  # e.g. a flood noticed while waiting
                     await self._tell_faults(state)
                 return
@@ -387,7 +453,7 @@ class Table:
         fallback = fallback_action(game)
         game.apply(fallback)
         self._notes.append(
-            DecisionNote(seconds, Fallback(answer.kind.value, answer.reason, answer.sent))
+            DecisionNote(seconds, Fallback(answer.kind.value, answer.reason, answer.sent), credit)
         )
         self._fault(
             state,

@@ -375,16 +375,20 @@ def noted_game(seed: int) -> tuple[Game, list[DecisionNote]]:
         fallback = (
             Fallback("timeout", "no answer within 1000 ms", "") if rng.random() < 0.05 else None
         )
-        notes.append(DecisionNote(round(rng.random(), 6), fallback))
+        seconds = round(rng.random(), 6)
+        notes.append(DecisionNote(seconds, fallback, round(seconds * rng.random(), 6)))
     return game, notes
 
 
 def test_notes_round_trip_through_json_and_replay() -> None:
-    """The referee's notes (time, fallback) come back from the record's JSON unchanged."""
+    """The referee's notes (time, credit, fallback) come back from the record's JSON
+    unchanged."""
     game, notes = noted_game(11)
     rec = to_record(game, {"match_id": "m"}, notes)
     flat = [d for deal in rec["deals"] for d in deal["decisions"]]
     assert [d["seconds"] for d in flat] == [n.seconds for n in notes]
+    assert [d["credit"] for d in flat] == [n.credit for n in notes]
+    assert all(list(d) == ["seat", "kind", "seconds", "credit", "fallback"] for d in flat)
     marked = [d["fallback"] for d in flat if d["fallback"] is not None]
     assert marked and all(set(f) == {"fault", "reason", "sent"} for f in marked)
     again = loads(dumps(rec))
@@ -426,6 +430,22 @@ DECISION_TAMPERS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "time as text": (
         lambda r: first_played(r)["decisions"][0].__setitem__("seconds", "0.5"),
         "seconds",
+    ),
+    "credit without seconds": (
+        lambda r: first_played(r)["decisions"][0].__setitem__("credit", 0.1),
+        "credit exactly when it has seconds",
+    ),
+    "seconds without credit": (
+        lambda r: first_played(r)["decisions"][0].__setitem__("seconds", 0.1),
+        "credit exactly when it has seconds",
+    ),
+    "negative credit": (
+        lambda r: first_played(r)["decisions"][0].update(seconds=0.5, credit=-0.1),
+        "credit must be null or >= 0",
+    ),
+    "credit above seconds": (
+        lambda r: first_played(r)["decisions"][0].update(seconds=0.5, credit=0.6),
+        "exceeds its seconds",
     ),
     "fallback without reason": (
         lambda r: first_played(r)["decisions"][0].__setitem__("fallback", {"fault": "timeout"}),
@@ -485,7 +505,7 @@ def test_without_times_keeps_the_game_and_drops_only_the_clock() -> None:
     """Two plays of the same game that differ only in how long the bots took compare equal
     once their times are dropped; fallbacks, which change the game, still count."""
     game, notes = noted_game(13)
-    slower = [DecisionNote(note.seconds * 2 + 0.5, note.fallback) for note in notes]
+    slower = [DecisionNote(note.seconds * 2 + 0.5, note.fallback, 0.5) for note in notes]
     fast, slow = to_record(game, None, notes), to_record(game, None, slower)
     assert fast != slow
     assert without_times(fast) == without_times(slow)
@@ -509,16 +529,44 @@ def test_the_time_control_travels_with_the_record_and_replays(record: dict[str, 
             replay({**timed, "time_control": bad})
 
 
-@pytest.mark.parametrize("version", [3, 4])
-def test_records_before_the_forfeit_rule_still_replay(record: dict[str, Any], version: int) -> None:
-    """Version 3 (no time control) and 4 (no forfeit rule): their results name no
-    forfeited teams, and a replay adds none."""
+def before_version_5(record: dict[str, Any], version: int) -> dict[str, Any]:
+    """The record as written before version 5: decisions without their credit, a result
+    without its forfeited teams."""
     old = dict(copy.deepcopy(record), version=version)
-    del old["result"]["forfeited"]
+    for deal in old["deals"]:
+        for decision in deal["decisions"]:
+            del decision["credit"]
+    if old["result"] is not None:
+        del old["result"]["forfeited"]
+    return old
+
+
+@pytest.mark.parametrize("version", [3, 4])
+def test_records_before_version_5_still_replay(record: dict[str, Any], version: int) -> None:
+    """Version 3 (no time control) and 4: their results name no forfeited teams and their
+    decisions carry no credit, and a replay adds neither."""
+    old = before_version_5(record, version)
     replay(old)
     assert loads(dumps(old)) == old
+    with_forfeited = copy.deepcopy(old)
+    with_forfeited["result"]["forfeited"] = []  # a field they did not have
     with pytest.raises(ReplayMismatchError, match="forfeited"):
-        replay(dict(copy.deepcopy(record), version=version))  # a field they did not have
+        replay(with_forfeited)
+
+
+def test_version_4_record_replays_and_reads_as_no_credit_given() -> None:
+    """Version 4 decisions have no ``credit``: replay keeps them so, their notes read as
+    none given, and a version 4 record with a credit is refused as malformed."""
+    game, notes = noted_game(14)
+    timed = to_record(game, None, notes, TimeControl(1000, 10_000))
+    old = before_version_5(timed, 4)
+    assert replay(old).decisions == game.decisions
+    read = recorded_notes(old)
+    assert read is not None
+    assert [n.credit for n in read] == [0.0] * len(notes)
+    assert [n.seconds for n in read] == [n.seconds for n in notes]
+    with pytest.raises(ReplayMismatchError, match="malformed decision"):
+        replay(dict(old, version=4, deals=timed["deals"]))
 
 
 def test_a_record_s_text_keeps_non_ascii_as_it_is_and_escapes_control_characters(

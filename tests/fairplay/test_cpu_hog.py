@@ -1,5 +1,6 @@
-"""A bot that burns every core loses only its own games (issue: fair play, round two,
-item 4), with the default options.
+"""The fair clock both ways: a bot that burns every core loses only its own games (issue:
+fair play, round two, item 4), and a bot whose own children spin earns no credit for it
+(round three, finding 7), with the default options.
 
 ``bots/cpu_hog`` starts a hundred busy children, each in a session of its own, before it
 joins, and plays team 0 (seats 0 and 3: two hogs). The same match is played with the
@@ -7,6 +8,11 @@ joins, and plays team 0 (seats 0 and 3: two hogs). The same match is played with
 and a quota, and the referee does not charge a seat for time other bots' load kept it
 off the CPU: the other seats record no fault in either match, and their decisions stay
 far inside their time. Both matches' figures are printed for the record.
+
+``bots/self_hog`` sleeps through its first decisions at seat 0, each longer than the
+decision time and the bank together, while a hundred children of its own spin: its own
+processes' contention is never credited, so each of those decisions times out, and the
+record alone judges every decision of the game (``judge_clock``).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import pytest
 from arena.bots import load_bot
 from arena.bots.cgroup import hierarchies
 from arena.bots.samples import sample_bots_dir
+from arena.engine.record import TIMEOUT_FAULT, judge_clock
+from arena.referee.policy import FaultKind
 from arena.referee.table import TableSettings
 from arena.tournament.play import PlayResult, play_one_game
 
@@ -38,9 +46,12 @@ def _confinement_works(sandbox_required: None) -> None:
         )
 
 
-def play(first: str, out: Path) -> PlayResult:
+def play(first: str, out: Path, settings: TableSettings = SETTINGS) -> PlayResult:
     entrants = [load_bot(first), load_bot(SAMPLES / "greedy"), load_bot(SAMPLES / "lowest")]
-    return play_one_game(entrants, 11, out, SETTINGS)
+    result = play_one_game(entrants, 11, out, settings)
+    misjudged = [d for d in judge_clock(result.report.record) if not d.agrees]
+    assert misjudged == [], misjudged  # the record alone judges every decision
+    return result
 
 
 def victims_seconds(result: PlayResult) -> list[float]:
@@ -67,3 +78,24 @@ def test_a_hog_makes_no_other_seat_fault_or_wait(tmp_path: Path) -> None:
     )
     # Far inside the 1 s a decision: nowhere near a timeout, even with both cores busy.
     assert hogged_mean < SETTINGS.decision_ms / 1000 / 4, hogged_mean
+
+
+# bots/self_hog sleeps 1.5 s at each of seat 0's first four decisions: more than its
+# decision time and bank together, so that only a credit could save it.
+SELF_HOG_SLEEPS = 4
+SHORT = TableSettings(decision_ms=500, overage_ms=500)
+
+
+@pytest.mark.slow
+def test_a_seat_s_own_spinning_children_earn_it_no_credit(tmp_path: Path) -> None:
+    result = play(str(BOTS / "self_hog"), tmp_path / "self_hog", SHORT)
+    record = result.report.record
+    seat0 = [d for deal in record["deals"] for d in deal["decisions"] if d["seat"] == 0]
+    slept = seat0[:SELF_HOG_SLEEPS]
+    print(
+        "self_hog's sleeping decisions: "
+        + ", ".join(f"{d['seconds']:.3f} s (credit {d['credit']:.3f} s)" for d in slept)
+    )
+    assert all(d["fallback"] and d["fallback"]["fault"] == TIMEOUT_FAULT for d in slept), slept
+    timeouts = [f for f in result.report.faults if f.seat == 0 and f.kind is FaultKind.TIMEOUT]
+    assert len(timeouts) >= SELF_HOG_SLEEPS

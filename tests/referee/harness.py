@@ -18,7 +18,7 @@ import grpc
 from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bots_dir
 from arena.engine import Action, Game, replay
-from arena.engine.record import recorded_actions
+from arena.engine.record import judge_clock, recorded_actions
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import Fault, FaultKind, fallback_action
 from arena.referee.result import GameResult
@@ -140,7 +140,8 @@ def run_match(
 
 
 def check_games(run: MatchRun, games: int = 1) -> None:
-    """Every game finished, its record replays, and the record agrees with the report."""
+    """Every game finished, its record replays, the record agrees with the report, and it
+    judges every timeout and every late answer it accepted from its own times."""
     assert len(run.reports) == games
     for report in run.reports:
         game = replay(report.record)
@@ -151,6 +152,30 @@ def check_games(run: MatchRun, games: int = 1) -> None:
         assert tuple(result["scores"]) == report.scores
         assert result["deals"] == report.deals
         assert faults_disagreeing(report) == []
+        assert clock_disagreeing(report) == []
+
+
+def clock_disagreeing(report: GameResult) -> list[str]:
+    """Where the record's verdicts disagree with its own times (empty: nowhere).
+
+    Each decision a bot was timed at is judged from the record alone (``judge_clock``, as
+    docs/GAME_RECORD.md tells an outside reader): its charged time (seconds less credit)
+    against the decision time plus the seat's bank, which the record's earlier decisions
+    give. A timeout must have been charged at least that, any other decision at most
+    that; every ``timeout`` fault is one such decision.
+    """
+    judged = judge_clock(report.record)
+    problems = [
+        f"deal {d.deal_number} decision {d.decision_index} (seat {d.seat}): charged "
+        f"{d.charged:.6f} s of {d.seconds:.6f} s against a limit of {d.limit:.6f} s, "
+        f"{'timed out' if d.timed_out else 'accepted'}"
+        for d in judged
+        if not d.agrees
+    ]
+    timeouts = sum(f.kind is FaultKind.TIMEOUT for f in report.faults)
+    if timeouts != sum(d.timed_out for d in judged):
+        problems.append(f"{timeouts} timeout faults, {sum(d.timed_out for d in judged)} judged")
+    return problems
 
 
 AUTO_PLAYED = "the seat is auto-played for the rest of the match"

@@ -29,7 +29,7 @@ from arena.sdk import Bot, Decision
 from arena.v1 import arena_pb2 as pb
 from arena.wire.loop import run as run_loop
 
-from .harness import SAMPLE_BOTS, faults_disagreeing, run_match, sample
+from .harness import SAMPLE_BOTS, clock_disagreeing, faults_disagreeing, run_match, sample
 
 GREEDY = type(load_python_bot(SAMPLE_BOTS / "greedy"))
 
@@ -207,4 +207,5 @@ def test_every_fault_kind_points_at_the_decision_its_fallback_replaced() -> None
     assert gone.fallback and gone.decision_index is not None  # the decision it replaced
     for result in results:
         assert faults_disagreeing(result) == []
+        assert clock_disagreeing(result) == []
         assert result.record["time_control"] == {"decision_ms": 100, "overage_ms": 100}

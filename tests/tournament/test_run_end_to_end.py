@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from arena.engine import replay
+from arena.engine.record import judge_clock
 from arena.stats.rates import MIN_SEEDS_FOR_INTERVAL
 from arena.tournament.report import build_report
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, run_tournament
@@ -181,7 +182,8 @@ def test_decision_times_are_the_records_and_add_up_to_the_seat_statistics(
     finished: FinishedRun,
 ) -> None:
     """Each game's decision_times rows are its record's decisions, and a seat's times in
-    them sum to its seat_stats (a stalled request, untimed in both, counts there alone)."""
+    them sum to its seat_stats (a stalled request, untimed in both, counts there alone);
+    the stored record judges each of its timed decisions (docs/GAME_RECORD.md)."""
     conn = sqlite3.connect(f"file:{finished.config.db_path}?mode=ro", uri=True)
     try:
         for game, record in finished.games():
@@ -198,6 +200,9 @@ def test_decision_times_are_the_records_and_add_up_to_the_seat_statistics(
                 for number, deal in enumerate(record["deals"], start=1)
                 for index, d in enumerate(deal["decisions"])
             ], where
+            judged = judge_clock(record)
+            assert [d for d in judged if not d.agrees] == [], where
+            assert len(judged) == sum(r[4] is not None for r in rows), where
             for seat in game.seats:
                 timed = [r[4] for r in rows if r[2] == seat.seat and r[4] is not None]
                 stalled = any(
