@@ -12,7 +12,8 @@ import sys
 import time
 from typing import Any
 
-from arena.referee.server import MAX_MESSAGE_BYTES, SERVICE_NAME
+from arena.referee.server import SERVICE_NAME
+from arena.seats.link import MAX_MESSAGE_BYTES
 from arena.v1 import arena_pb2 as pb
 from arena.wire.grpc_env import configure_grpc
 
