@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots import BotProcess, BotSpec, Limits, start_bot
-from arena.bots.cgroup import CpuReading
+from arena.bots.cgroup import CpuMeter, CpuReading
 from arena.bots.process import BotStartError, exit_status, log_summary
 from arena.bots.sandbox import (
     DEFAULT_WORKDIR_BYTES,
@@ -279,8 +280,8 @@ class Match:
                 continue
             self.processes[seat] = process
             link.cpu_meter = meter = process.cpu_meter
-            if meter is not None:  # from its launch on (its group's counters start there)
-                link.join_credit = StarvationCredit(meter, CpuReading(0.0, 0.0)).more
+            if meter is not None:
+                link.join_credit = functools.partial(_since_launch, meter)
             if stdio and process.protocol_pipes is not None:
                 process.protocol_taken = True
                 channel = StdioChannel(link, process, process.protocol_pipes)
@@ -427,6 +428,12 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
                 summary = log_summary(process)
                 link.ended = f"its process {exit_status(code)} before it joined; {summary}"
         link.close()
+
+
+def _since_launch(meter: CpuMeter) -> Callable[[], float]:
+    """The starvation a bot's join deadline is credited with: counted from its launch (its
+    group's counters start there)."""
+    return StarvationCredit(meter, CpuReading(0.0, 0.0)).more
 
 
 def _seat_seed(plan: MatchPlan, seat: int) -> str:

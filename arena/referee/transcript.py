@@ -8,14 +8,14 @@ and read on its standard input and output.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import shutil
 import tempfile
 from pathlib import Path
 
 from google.protobuf import json_format
 
-from arena.bots import BotSpec, load_bot
+from arena.bots import load_bot
 from arena.bots.samples import sample_bot
 from arena.v1 import arena_pb2 as pb
 from arena.wire.loop import run as run_loop
@@ -31,18 +31,11 @@ SEAT = 0
 Exchange = list[tuple[str, pb.RefereeMessage | pb.BotMessage]]
 
 
-def _stdio_copy(name: str, directory: Path) -> BotSpec:
-    """A sample bot copied with ``protocol = "stdio"`` (the SDK then plays over stdio)."""
-    shutil.copytree(sample_bot(name), directory, ignore=shutil.ignore_patterns("__pycache__"))
-    manifest = directory / "bot.toml"
-    manifest.write_text(manifest.read_text() + 'protocol = "stdio"\n')
-    return load_bot(directory)
-
-
 async def _capture(seed: int, log_dir: Path, stdio: bool = False) -> Exchange:
+    # The samples as their manifests say, but seat 0's over the protocol transcribed (the
+    # SDK speaks either).
     greedy, random_bot = load_bot(sample_bot("greedy")), load_bot(sample_bot("random"))
-    if stdio:
-        greedy = _stdio_copy("greedy", log_dir / "greedy-stdio")
+    greedy = dataclasses.replace(greedy, protocol="stdio" if stdio else "grpc")
     plan = MatchPlan("transcript", (greedy, random_bot, random_bot), [seed], log_dir, seed=seed)
     messages: Exchange = []
 

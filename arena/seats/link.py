@@ -112,9 +112,10 @@ class SeatLink:
     # How long other bots' load kept this seat's bot from the CPU (its cgroup's pressure),
     # where the kernel counts it: never charged to the seat (arena.referee.starved).
     cpu_meter: CpuMeter | None = None
-    # Seconds the join deadline moves on, not given yet: the time other bots' load kept
-    # the bot off the CPU since its launch (set by its match, from ``cpu_meter``).
-    join_credit: Callable[[], float] | None = None
+    # What moves the join deadline on, for each wait: a fresh count of the time other bots'
+    # load has kept the bot off the CPU since its launch, not given yet (set by its match,
+    # from ``cpu_meter``: arena.referee.starved).
+    join_credit: Callable[[], Callable[[], float]] | None = None
     _context: Any = None
     _watchers: int = 0
 
@@ -158,12 +159,13 @@ class SeatLink:
         """
         joined = asyncio.ensure_future(self.joined.wait())
         gone = asyncio.ensure_future(self.gone.wait())
+        credit = None if self.join_credit is None else self.join_credit()
         self._watchers += 1
         try:
             while not (joined.done() or gone.done()):
                 remaining = self.join_deadline - time.monotonic()
-                if remaining <= 0 and self.join_credit is not None:
-                    self.join_deadline += self.join_credit()
+                if remaining <= 0 and credit is not None:
+                    self.join_deadline += credit()
                     remaining = self.join_deadline - time.monotonic()
                 if remaining <= 0:
                     self.expired = True
