@@ -14,7 +14,6 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from arena.bots.cgroup import CpuMeter
 from arena.engine import DecisionKind
 from arena.v1 import arena_pb2 as pb
 from arena.wire.answers import decode_answer
@@ -27,7 +26,7 @@ from arena.wire.protocol import (
 )
 
 from .channel import Answer, Notice, Request, Told, Welcome
-from .link import INBOX_LIMIT, InboxItem, LinkClosedError, SeatLink
+from .link import INBOX_LIMIT, InboxItem, LinkClosedError, LinkedSeat, SeatLink
 
 configure_grpc()  # grpc reads its settings once, when first imported
 import grpc  # noqa: E402
@@ -63,45 +62,12 @@ async def read_into(link: SeatLink, context: Any) -> None:
     link.close()
 
 
-class GrpcChannel:
+class GrpcChannel(LinkedSeat):
     """The table's side of a gRPC seat's ``SeatLink`` (see the module's docstring)."""
-
-    def __init__(self, link: SeatLink) -> None:
-        self.link = link
-
-    def __repr__(self) -> str:
-        return f"<GrpcChannel seat {self.link.seat}>"
-
-    @property
-    def seat(self) -> int:
-        return self.link.seat
-
-    @property
-    def joined(self) -> bool:
-        return self.link.joined.is_set()
-
-    @property
-    def gone(self) -> bool:
-        return self.link.gone.is_set()
 
     @property
     def connected(self) -> bool:
         return self.link.connected
-
-    @property
-    def close_reason(self) -> str:
-        return self.link.close_reason
-
-    @property
-    def ended(self) -> str:
-        return self.link.ended
-
-    @property
-    def cpu_meter(self) -> CpuMeter | None:
-        return self.link.cpu_meter
-
-    async def wait_joined(self) -> None:
-        await self.link.joined_or_gone()
 
     def take_overflow(self) -> int:
         dropped, self.link.overflow = self.link.overflow, 0

@@ -31,6 +31,7 @@ __all__ = [
     "Inbox",
     "InboxItem",
     "LinkClosedError",
+    "LinkedSeat",
     "SeatLink",
 ]
 
@@ -195,3 +196,41 @@ class SeatLink:
             self.closed = True
             self.inbox.put_nowait(None)
         self.gone.set()
+
+
+class LinkedSeat:
+    """What every channel of a launched seat reads from its ``SeatLink``: the seat, its
+    join, its end and its CPU meter (``GrpcChannel`` and ``StdioChannel`` build on it)."""
+
+    def __init__(self, link: SeatLink) -> None:
+        self.link = link
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} seat {self.link.seat}>"
+
+    @property
+    def seat(self) -> int:
+        return self.link.seat
+
+    @property
+    def joined(self) -> bool:
+        return self.link.joined.is_set()
+
+    @property
+    def gone(self) -> bool:
+        return self.link.gone.is_set()
+
+    @property
+    def close_reason(self) -> str:
+        return self.link.close_reason
+
+    @property
+    def ended(self) -> str:
+        return self.link.ended
+
+    @property
+    def cpu_meter(self) -> CpuMeter | None:
+        return self.link.cpu_meter
+
+    async def wait_joined(self) -> None:
+        await self.link.joined_or_gone()

@@ -32,7 +32,6 @@ import os
 from collections.abc import Sequence
 from typing import IO, Final
 
-from arena.bots.cgroup import CpuMeter
 from arena.bots.process import BotProcess, exit_status, log_summary
 from arena.engine import DecisionKind
 from arena.v1 import arena_pb2 as pb
@@ -49,7 +48,14 @@ from arena.wire.pbjson import from_json
 from arena.wire.protocol import PROTOCOL_VERSION
 
 from .channel import Answer, Notice, Request, Told, Welcome
-from .link import INBOX_LIMIT, MAX_MESSAGE_BYTES, NAME_LIMIT, LinkClosedError, SeatLink
+from .link import (
+    INBOX_LIMIT,
+    MAX_MESSAGE_BYTES,
+    NAME_LIMIT,
+    LinkClosedError,
+    LinkedSeat,
+    SeatLink,
+)
 
 __all__ = ["MAX_LINE_BYTES", "StdioChannel"]
 
@@ -62,7 +68,7 @@ EXIT_WAIT_S: Final = 1.0
 _READ_BYTES: Final = 64 * 1024
 
 
-class StdioChannel:
+class StdioChannel(LinkedSeat):
     """The table's side of a stdio bot's pipes (see the module's docstring).
 
     ``start`` (on the loop, once the process runs) reads the join, then every line into
@@ -72,7 +78,7 @@ class StdioChannel:
     def __init__(
         self, link: SeatLink, process: BotProcess, pipes: tuple[IO[bytes], IO[bytes]]
     ) -> None:
-        self.link = link
+        super().__init__(link)
         self.process = process
         self._pipes = pipes  # the bot's stdin (we write) and stdout (we read)
         self._to_bot = pipes[0].fileno()
@@ -88,9 +94,6 @@ class StdioChannel:
         self._stdin_open = True
         self._ending: asyncio.Task[None] | None = None
         self.overflow = 0  # lines dropped because too many were unread (flood)
-
-    def __repr__(self) -> str:
-        return f"<StdioChannel seat {self.link.seat}>"
 
     # --- the pipes ---------------------------------------------------------------------
 
@@ -321,35 +324,8 @@ class StdioChannel:
     # --- the channel --------------------------------------------------------------------
 
     @property
-    def seat(self) -> int:
-        return self.link.seat
-
-    @property
-    def joined(self) -> bool:
-        return self.link.joined.is_set()
-
-    @property
-    def gone(self) -> bool:
-        return self.link.gone.is_set()
-
-    @property
     def connected(self) -> bool:
         return self.link.joined.is_set() and not self.link.closed
-
-    @property
-    def close_reason(self) -> str:
-        return self.link.close_reason
-
-    @property
-    def ended(self) -> str:
-        return self.link.ended
-
-    @property
-    def cpu_meter(self) -> CpuMeter | None:
-        return self.link.cpu_meter
-
-    async def wait_joined(self) -> None:
-        await self.link.joined_or_gone()
 
     def take_overflow(self) -> int:
         dropped, self.overflow = self.overflow, 0

@@ -6,14 +6,12 @@ built by ``arena.wire.protocol`` and written by ``arena.wire.pbjson.line_of`` (h
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.engine import DecisionKind, Game, random_legal_action, view
-from arena.engine.events import is_told_to
+from arena.engine import DecisionKind
 from arena.v1 import arena_pb2 as pb
 from arena.wire import jsonlines
 from arena.wire.answers import (
@@ -35,38 +33,9 @@ from arena.wire.protocol import (
     view_from_pb,
     welcome_to_pb,
 )
-from arena.wire.seat import GameStarted, Notice, Request, Welcome
+from arena.wire.seat import Notice, Request, Welcome
 from arena.wire.values import KIND_NAMES, SUIT_NAMES
-
-
-def requests_of(seed: int) -> list[tuple[Request, Any]]:
-    """Every request of seat-by-seat play of one random game, as the table builds it, with
-    the random answer played to it; then each seat's last events, as a table tells them."""
-    rng = random.Random(seed)
-    game = Game(seed=seed)
-    cursors = [0] * 6
-    out: list[tuple[Request, Any]] = []
-    while not game.is_over:
-        seat = game.to_act
-        kind = game.decision_kind
-        assert kind is not None
-        told = [e for e in game.events[cursors[seat] :] if is_told_to(e, seat)]
-        if cursors[seat] == 0:
-            told.insert(0, GameStarted(seed % 50, game.first_dealer))
-        cursors[seat] = len(game.events)
-        bank = rng.randrange(10_001)
-        request = Request(
-            len(out) + 1, kind, view(game, seat), game.legal(), seed, 1000, bank, told
-        )
-        action = random_legal_action(game.legal(), rng)
-        out.append((request, action))
-        game.apply(action)
-    for seat in range(6):
-        told = [e for e in game.events[cursors[seat] :] if is_told_to(e, seat)]
-        out.append(
-            (Request(0, DecisionKind.BID, view(game, seat), game.legal(), 0, 0, 0, told), None)
-        )
-    return out
+from wire.games import requests_of
 
 
 def message_of(request: Request) -> pb.RefereeMessage:
@@ -75,7 +44,7 @@ def message_of(request: Request) -> pb.RefereeMessage:
     return message
 
 
-@settings(max_examples=8)
+@settings(max_examples=5)
 @given(st.integers(0, 2**32))
 def test_every_line_of_a_random_game_is_the_protobuf_mappings_to_the_byte(seed: int) -> None:
     for request, action in requests_of(seed):

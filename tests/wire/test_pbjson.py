@@ -4,14 +4,10 @@ field shown, and reads it back; other spellings the mapping allows go to ``json_
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from arena.engine import Game, random_legal_action, view
-from arena.engine.events import is_told_to
 from arena.v1 import arena_pb2 as pb
 from arena.wire.pbjson import from_json, to_json
 from arena.wire.protocol import (
@@ -22,33 +18,23 @@ from arena.wire.protocol import (
     told_to_pb,
     welcome_to_pb,
 )
-from arena.wire.seat import GameStarted, Notice, Request, Welcome
+from arena.wire.seat import Notice, Welcome
+from wire.games import requests_of
 
 
 def game_messages(seed: int) -> list[Message]:
     """Every message of seat-by-seat play of one random game, both ways."""
-    rng = random.Random(seed)
-    game = Game(seed=seed)
     welcome = Welcome(2, 2, 5, 3, 1000, 10_000, 200, ("a", "b", "c"), "m")
     messages: list[Message] = [pb.RefereeMessage(welcome=welcome_to_pb(welcome))]
     join = pb.Join(token="t", bot_name="b", bot_version="1", protocol_version=PROTOCOL_VERSION)
     messages.append(pb.BotMessage(join=join))
-    cursors = [0] * 6
-    request_id = 0
-    while not game.is_over:
-        seat = game.to_act
-        kind = game.decision_kind
-        assert kind is not None
-        told = [e for e in game.events[cursors[seat] :] if is_told_to(e, seat)]
-        if cursors[seat] == 0:
-            told.insert(0, GameStarted(0, game.first_dealer))
-        cursors[seat] = len(game.events)
-        request_id += 1
-        request = Request(request_id, kind, view(game, seat), game.legal(), 0, 1000, 777, told)
-        messages.append(pb.RefereeMessage(events=told_to_pb(told), request=request_to_pb(request)))
-        action = random_legal_action(game.legal(), rng)
-        messages.append(pb.BotMessage(answer=action_to_answer(request_id, action)))
-        game.apply(action)
+    for request, action in requests_of(seed):
+        told = told_to_pb(request.events)
+        if action is None:  # the end of the game, told with no decision
+            messages.append(pb.RefereeMessage(events=told))
+            continue
+        messages.append(pb.RefereeMessage(events=told, request=request_to_pb(request)))
+        messages.append(pb.BotMessage(answer=action_to_answer(request.id, action)))
     notice = Notice("timeout", "no answer within 1000 ms plus the bank", 3, "pass")
     messages.append(pb.RefereeMessage(notice=notice_to_pb(notice)))
     messages.append(pb.RefereeMessage(match_over=pb.MatchOver(reason="finished")))
