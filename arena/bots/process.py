@@ -577,7 +577,8 @@ def _protocol_pipes() -> tuple[tuple[int, int], tuple[IO[bytes], IO[bytes]]]:
             os.close(fd)
             fd = moved
         inner.append(fd)
-    return (inner[0], inner[1]), (open(stdin_write, "wb", 0), open(stdout_read, "rb", 0))
+    # Buffered, as subprocess's own pipes are: a writer through the file object writes all.
+    return (inner[0], inner[1]), (open(stdin_write, "wb"), open(stdout_read, "rb"))
 
 
 def exit_status(code: int) -> str:
