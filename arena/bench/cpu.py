@@ -1,7 +1,8 @@
 """CPU per decision of a table of real bot processes, from the processes' own CPU time.
 
 A busy machine stretches the wall clock but not a process's CPU time, so these figures
-hold on a shared machine. For one match of six Python sample bots over gRPC:
+hold on a shared machine. For one match of six ``random`` sample bots, over each channel
+(gRPC, and stdio: the same bot with ``protocol = "stdio"``):
 
 - the referee's CPU per decision: this process's CPU while the table plays (from the
   moment every seat has joined to the end of the last game), over the decisions;
@@ -17,12 +18,14 @@ With ``--against REV`` a worker process per source tree plays the rounds in alte
 git into a temporary directory); each worker runs this module with its own tree first on
 ``sys.path``, and its bots import that tree (``PYTHONPATH``). This module therefore uses
 only what every revision since 4c9cbd7 has: ``Referee``, ``Match``, ``MatchPlan``, the
-SDK's ``Decision`` and ``bench.inprocess``.
+SDK's ``Decision`` and ``bench.inprocess``; a revision whose bots know one channel plays
+its samples as their manifests say.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import statistics
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,6 +89,15 @@ class CpuRound:
     bots: float  # the six bots together, after their joins
     startup: float  # the six bots together, until each had joined
     strategy: dict[str, float]  # seconds per decision of each strategy's own decide
+    seconds: float = 0.0  # the wall time of the same span: every seat joined to the end
+    protocol: str = "grpc"  # the channel the bots spoke
+
+    @property
+    def decisions_per_second(self) -> float:
+        return self.decisions / self.seconds if self.seconds else 0.0
+
+    def with_strategy(self, strategy: dict[str, float]) -> CpuRound:
+        return dataclasses.replace(self, strategy=strategy)
 
     @property
     def referee_ms(self) -> float:
@@ -100,11 +113,12 @@ class CpuRound:
         return self.startup / 6 * 1000
 
     def to_json(self) -> list[Any]:
-        return [self.decisions, self.referee, self.bots, self.startup, self.strategy]
+        fields = (self.decisions, self.referee, self.bots, self.startup, self.strategy)
+        return [*fields, self.seconds, self.protocol]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> CpuRound:
-        return cls(data[0], data[1], data[2], data[3], dict(data[4]))
+        return cls(data[0], data[1], data[2], data[3], dict(data[4]), data[5], data[6])
 
 
 def bench_plan(
@@ -126,18 +140,30 @@ def bench_plan(
     )
 
 
-async def _measured_match(games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
-    """One match of six ``random`` sample bots over gRPC, with its CPU read as it plays."""
+def random_over(protocol: str) -> BotSpec:
+    """The ``random`` sample bot speaking ``protocol`` ("grpc", "stdio"; "": as its
+    manifest says, the only choice of a revision that knows one channel)."""
     from arena.bots import load_bot
     from arena.bots.samples import sample_bot
+
+    spec = load_bot(sample_bot("random"))
+    return dataclasses.replace(spec, protocol=protocol) if protocol else spec
+
+
+async def measured_match(
+    games: int, seed: int, log_dir: Path, sandbox: bool, protocol: str = ""
+) -> tuple[CpuRound, list[float]]:
+    """One match of six ``random`` sample bots over ``protocol`` (``random_over``), with its
+    CPU and wall time read as it plays; and each decision's round trip, in seconds."""
     from arena.referee.match import Match, Referee
 
-    plan = bench_plan("bench-cpu", load_bot(sample_bot("random")), games, seed, log_dir, sandbox)
-    marks: dict[str, tuple[float, list[float]]] = {}
+    spec = random_over(protocol)
+    plan = bench_plan("bench-cpu", spec, games, seed, log_dir, sandbox)
+    marks: dict[str, tuple[float, float, list[float]]] = {}
 
     def mark(name: str) -> None:
         pids = [p.pid for p in match.processes if p is not None]
-        marks[name] = (time.process_time(), tree_cpu_seconds(pids))
+        marks[name] = (time.perf_counter(), time.process_time(), tree_cpu_seconds(pids))
 
     async def on_joined() -> None:
         while not all(link.joined.is_set() for link in match.links):
@@ -158,15 +184,18 @@ async def _measured_match(games: int, seed: int, log_dir: Path, sandbox: bool) -
         watcher = asyncio.ensure_future(on_joined())
         table = await match.play(on_game)
         watcher.cancel()
-    joined_at, joined_bots = marks["joined"]
-    end_at, end_bots = marks["end"]
-    return CpuRound(
+    joined_wall, joined_at, joined_bots = marks["joined"]
+    end_wall, end_at, end_bots = marks["end"]
+    measured = CpuRound(
         decisions=len(table.round_trips),
         referee=end_at - joined_at,
         bots=sum(end_bots) - sum(joined_bots),
         startup=sum(joined_bots),
         strategy={},
+        seconds=end_wall - joined_wall,
+        protocol=getattr(spec, "protocol", "grpc"),
     )
+    return measured, table.round_trips
 
 
 def strategy_seconds(name: str, games: int, seed: int) -> float:
@@ -198,30 +227,61 @@ def strategy_seconds(name: str, games: int, seed: int) -> float:
 
 
 STRATEGIES = ("random", "greedy")
+CHANNELS = ("grpc", "stdio")
 
 
-def cpu_round(games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
+def strategies(games: int, seed: int) -> dict[str, float]:
+    """Each strategy's own CPU seconds per decision (``strategy_seconds``)."""
+    return {name: strategy_seconds(name, max(1, games // 4), seed) for name in STRATEGIES}
+
+
+def cpu_round(games: int, seed: int, log_dir: Path, sandbox: bool, protocol: str = "") -> CpuRound:
     from arena.wire.loop import run as run_loop
 
-    measured = run_loop(_measured_match(games, seed, log_dir, sandbox))
-    strategy = {name: strategy_seconds(name, max(1, games // 4), seed) for name in STRATEGIES}
-    return CpuRound(measured.decisions, measured.referee, measured.bots, measured.startup, strategy)
+    measured, _ = run_loop(measured_match(games, seed, log_dir, sandbox, protocol))
+    return measured.with_strategy(strategies(games, seed))
 
 
 def cpu_lines(name: str, rounds: list[CpuRound]) -> list[str]:
-    """The CPU-per-decision lines of one tree: medians of its rounds."""
+    """The CPU-per-decision lines of one tree over one channel: medians of its rounds."""
     referee = statistics.median(r.referee_ms for r in rounds)
     bot = statistics.median(r.bot_ms for r in rounds)
     startup = statistics.median(r.startup_ms for r in rounds)
     strategy = {s: statistics.median(r.strategy[s] * 1000 for r in rounds) for s in STRATEGIES}
+    over = f" over {rounds[0].protocol}" if rounds else ""
     return [
-        f"{name}: CPU per decision (median of {len(rounds)} rounds): referee {referee:.3f} ms, "
-        f"Python SDK bot (random) {bot:.3f} ms, of which the strategy "
+        f"{name}: CPU per decision{over} (median of {len(rounds)} rounds): referee "
+        f"{referee:.3f} ms, Python SDK bot (random) {bot:.3f} ms, of which the strategy "
         f"{strategy['random']:.4f} ms, so SDK {bot - strategy['random']:.3f} ms",
         f"{name}: strategy's own CPU per decision: random {strategy['random']:.4f} ms, "
-        f"greedy {strategy['greedy']:.4f} ms; a bot's start-up (imports, connect, join, "
-        f"once per match) {startup:.0f} ms of CPU",
+        f"greedy {strategy['greedy']:.4f} ms; a bot's start-up{over} (imports, connect, "
+        f"join, once per match) {startup:.0f} ms of CPU",
     ]
+
+
+def channel_lines(grpc: list[CpuRound], stdio: list[CpuRound]) -> list[str]:
+    """The CPU per decision of each channel side by side, and stdio's to gRPC's."""
+
+    def median(rounds: list[CpuRound], figure: Callable[[CpuRound], float]) -> float:
+        return float(statistics.median(map(figure, rounds)))
+
+    lines = []
+    for side, figure in (
+        ("referee", lambda r: r.referee_ms),
+        ("Python SDK bot (random)", lambda r: r.bot_ms),
+    ):
+        over_grpc, over_stdio = median(grpc, figure), median(stdio, figure)
+        lines.append(
+            f"CPU per decision, {side}: gRPC {over_grpc:.3f} ms, stdio {over_stdio:.3f} ms "
+            f"(stdio/gRPC {over_stdio / over_grpc:.2f})"
+        )
+    up_grpc = median(grpc, lambda r: r.startup_ms)
+    up_stdio = median(stdio, lambda r: r.startup_ms)
+    lines.append(
+        f"a bot's start-up (imports, connect, join, once per match): gRPC {up_grpc:.0f} ms "
+        f"of CPU, stdio {up_stdio:.0f} ms (stdio/gRPC {up_stdio / up_grpc:.2f})"
+    )
+    return lines
 
 
 # --- against another revision -------------------------------------------------------------
@@ -238,7 +298,8 @@ module["worker_main"]()
 
 
 def worker_main() -> None:
-    """A worker's loop: one JSON line of (games, seed, log dir, sandbox) in, a round out."""
+    """A worker's loop: one JSON line of (games, seed, log dir, sandbox, protocol) in, a
+    round out."""
     import arena.bots.process as process
 
     root = os.environ["PYTHONPATH"]
@@ -249,8 +310,8 @@ def worker_main() -> None:
 
     process.bot_environment = with_tree
     for line in sys.stdin:
-        games, seed, log_dir, sandbox = json.loads(line)
-        measured = cpu_round(games, seed, Path(log_dir), sandbox)
+        games, seed, log_dir, sandbox, protocol = json.loads(line)
+        measured = cpu_round(games, seed, Path(log_dir), sandbox, protocol)
         print(json.dumps(measured.to_json()), flush=True)
 
 
@@ -265,9 +326,12 @@ class CpuWorker:
             text=True,
         )
 
-    def round(self, games: int, seed: int, log_dir: Path, sandbox: bool) -> CpuRound:
+    def round(
+        self, games: int, seed: int, log_dir: Path, sandbox: bool, protocol: str = ""
+    ) -> CpuRound:
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps([games, seed, str(log_dir), sandbox]) + "\n")
+        request = [games, seed, str(log_dir), sandbox, protocol]
+        self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         if not line:
@@ -282,12 +346,13 @@ class CpuWorker:
 
 def compare_cpu(
     revision: str, games: int, seed: int, rounds: int, sandbox: bool
-) -> tuple[list[CpuRound], list[CpuRound]]:
-    """``rounds`` rounds of this tree's and ``revision``'s match, alternating which goes
-    first; both play the same game seeds. Returns (this tree's rounds, the revision's)."""
+) -> tuple[dict[str, list[CpuRound]], list[CpuRound]]:
+    """``rounds`` rounds of this tree's match over each channel and ``revision``'s match
+    (its samples as their manifests say), taking turns and rotating which goes first; all
+    play the same game seeds. Returns (this tree's rounds by channel, the revision's)."""
     from arena.bench.engine import revision_tree, this_tree
 
-    ours: list[CpuRound] = []
+    ours: dict[str, list[CpuRound]] = {protocol: [] for protocol in CHANNELS}
     theirs: list[CpuRound] = []
     # The revision's referee, SDK and the sample bots that import it.
     with (
@@ -295,39 +360,56 @@ def compare_cpu(
         tempfile.TemporaryDirectory() as logs,
     ):
         workers = CpuWorker(this_tree()), CpuWorker(other)
+        turns = [(0, protocol) for protocol in CHANNELS] + [(1, "")]
         try:
             for number in range(rounds):
-                order = (0, 1) if number % 2 == 0 else (1, 0)
-                got = {
-                    side: workers[side].round(games, seed, Path(logs) / f"{number}-{side}", sandbox)
-                    for side in order
-                }
-                ours.append(got[0])
-                theirs.append(got[1])
+                shift = number % len(turns)
+                for side, protocol in turns[shift:] + turns[:shift]:
+                    log_dir = Path(logs) / f"{number}-{side}-{protocol}"
+                    measured = workers[side].round(games, seed, log_dir, sandbox, protocol)
+                    (ours[protocol] if side == 0 else theirs).append(measured)
         finally:
             for worker in workers:
                 worker.close()
     return ours, theirs
 
 
-def comparison_lines(revision: str, ours: list[CpuRound], theirs: list[CpuRound]) -> list[str]:
-    def ratio(figure: Any) -> float:
-        return float(statistics.median(map(figure, ours)) / statistics.median(map(figure, theirs)))
+def comparison_lines(
+    revision: str, ours: dict[str, list[CpuRound]], theirs: list[CpuRound]
+) -> list[str]:
+    """Each round, each tree's medians, and this tree's over each channel to the revision's."""
 
-    lines = [
-        f"cpu round {i}: referee {a.referee_ms:.3f} vs {b.referee_ms:.3f} ms, "
-        f"bot {a.bot_ms:.3f} vs {b.bot_ms:.3f} ms per decision (this tree vs {revision})"
-        for i, (a, b) in enumerate(zip(ours, theirs, strict=True), 1)
-    ]
-    sdk_ours = [r.bot_ms - r.strategy["random"] * 1000 for r in ours]
-    sdk_theirs = [r.bot_ms - r.strategy["random"] * 1000 for r in theirs]
-    return [
-        *lines,
-        *cpu_lines("this tree", ours),
-        *cpu_lines(revision, theirs),
-        f"CPU per decision, this tree / {revision} (medians): "
-        f"referee {ratio(lambda r: r.referee_ms):.2f}, "
-        f"SDK bot {ratio(lambda r: r.bot_ms):.2f}, "
-        f"SDK alone {statistics.median(sdk_ours) / statistics.median(sdk_theirs):.2f}, "
-        f"start-up {ratio(lambda r: r.startup_ms):.2f}",
-    ]
+    def median(rounds: list[CpuRound], figure: Callable[[CpuRound], float]) -> float:
+        return float(statistics.median(map(figure, rounds)))
+
+    def sdk(r: CpuRound) -> float:
+        return r.bot_ms - r.strategy["random"] * 1000
+
+    lines = []
+    for i, each in enumerate(zip(*ours.values(), theirs, strict=True), 1):
+        *mine, their = each
+        parts = ", ".join(
+            f"{r.protocol}: referee {r.referee_ms:.3f}, bot {r.bot_ms:.3f}" for r in mine
+        )
+        lines.append(
+            f"cpu round {i}: ms per decision, this tree {parts}; {revision} ({their.protocol}): "
+            f"referee {their.referee_ms:.3f}, bot {their.bot_ms:.3f}"
+        )
+    for rounds in ours.values():
+        lines += cpu_lines("this tree", rounds)
+    lines += cpu_lines(revision, theirs)
+    for protocol, rounds in ours.items():
+        figures = {
+            "referee": lambda r: r.referee_ms,
+            "SDK bot": lambda r: r.bot_ms,
+            "SDK alone": sdk,
+            "start-up": lambda r: r.startup_ms,
+        }
+        ratios = ", ".join(
+            f"{name} {median(rounds, figure) / median(theirs, figure):.2f}"
+            for name, figure in figures.items()
+        )
+        lines.append(
+            f"CPU per decision, this tree over {protocol} / {revision} (medians): {ratios}"
+        )
+    return lines

@@ -14,6 +14,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import dataclasses
+import fcntl
 import os
 import resource
 import shutil
@@ -240,6 +241,7 @@ class BotProcess:
         cgroup: BotCgroup | None = None,
         user: BotUser | None = None,
         private_copy: Path | None = None,
+        protocol_pipes: tuple[IO[bytes], IO[bytes]] | None = None,
     ) -> None:
         self.spec = spec
         self.workdir = workdir
@@ -254,7 +256,7 @@ class BotProcess:
         self._popen = popen
         self._reader = reader
         # A stdio bot's stdin and stdout (the arena's ends): the protocol, never the log.
-        self.protocol_pipes: tuple[IO[bytes], IO[bytes]] | None = None
+        self.protocol_pipes = protocol_pipes
         if popen.stderr is not None and popen.stdin is not None and popen.stdout is not None:
             self.protocol_pipes = (popen.stdin, popen.stdout)
         self.protocol_taken = False  # a channel owns (and closes) the protocol pipes
@@ -486,7 +488,8 @@ def start_bot(
 
     With ``stdio`` (a bot whose ``protocol`` is ``"stdio"``), its standard input and output
     are pipes to the arena (``BotProcess.protocol_pipes``) and only its stderr goes to the
-    log; otherwise stdin is ``/dev/null`` and stdout and stderr both go to the log.
+    log (in the sandbox the pipes reach it as other descriptors, ``Sandbox.protocol_fds``);
+    otherwise stdin is ``/dev/null`` and stdout and stderr both go to the log.
 
     The environment is :func:`bot_environment`: ``env`` (the seat's variables) on an
     allowlist, with the operator's ``pass_env``. The log's parent directory is created if
@@ -503,6 +506,9 @@ def start_bot(
     copy: Path | None = None
     seccomp: int | None = None
     cgroup: BotCgroup | None = None
+    # A sandboxed stdio bot's pipes: the bot's ends (passed as fds), the arena's ends.
+    inner: tuple[int, ...] = ()
+    protocol: tuple[IO[bytes], IO[bytes]] | None = None
     try:
         cgroup = BotCgroup.create(limits.processes, limits.memory_bytes, limits.cpu_cores)
         if sandbox is not None:
@@ -515,6 +521,8 @@ def start_bot(
                 for path in walk_tree(sandbox.bot_dir):  # a build writes into its copy
                     os.lchown(path, user.uid, user.uid)
             seccomp = filter_fd(build=sandbox.writable)  # a build: the wider list
+            if stdio and not sandbox.writable:  # a seat's protocol (a build's pipes carry files)
+                inner, protocol = _protocol_pipes()
             sandbox = dataclasses.replace(
                 sandbox,
                 bot_dir=copy or sandbox.bot_dir,
@@ -522,6 +530,7 @@ def start_bot(
                 uid=None if user is None else user.uid,
                 seccomp_fd=seccomp,
                 memory_bytes=limits.memory_bytes,  # what its /proc/meminfo tells
+                protocol_fds=(inner[0], inner[1]) if inner else None,
             )
             argv = sandboxed(argv, sandbox)
             cwd, home = spec.directory, WORKDIR
@@ -529,16 +538,17 @@ def start_bot(
             workdir.mkdir(parents=True, exist_ok=True)
             cwd, home = workdir, workdir.resolve()
         child_env = bot_environment(spec, env, home, pass_env)
+        piped = stdio and protocol is None  # the pipes are the process's own stdin and stdout
         popen = subprocess.Popen(
             argv,
             cwd=cwd if cwd.is_dir() else None,
             env=child_env,
-            stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+            stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if stdio else subprocess.STDOUT,
+            stderr=subprocess.PIPE if piped else subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
-            pass_fds=() if seccomp is None else (seccomp,),
+            pass_fds=(*inner, *(() if seccomp is None else (seccomp,))),
             preexec_fn=_make_preexec(
                 limits.rlimits(address_space=cgroup is None or not cgroup.limits_memory),
                 cgroup.procs_files if cgroup is not None else None,
@@ -553,12 +563,16 @@ def start_bot(
             user.release()
         if copy is not None:
             shutil.rmtree(copy.parent, ignore_errors=True)
+        for pipe in protocol or ():
+            pipe.close()
         raise BotStartError(message) from exc
     finally:
         if seccomp is not None:
             os.close(seccomp)  # bubblewrap has its own copy, and reads it at once
+        for fd in inner:
+            os.close(fd)  # the bot's ends: the child has them
 
-    logged = popen.stderr if stdio else popen.stdout
+    logged = popen.stderr if popen.stderr is not None else popen.stdout
     assert logged is not None
     reader = threading.Thread(
         target=_pump_log,
@@ -578,7 +592,24 @@ def start_bot(
         cgroup=cgroup,
         user=user,
         private_copy=None if copy is None else copy.parent,
+        protocol_pipes=protocol,
     )
+
+
+def _protocol_pipes() -> tuple[tuple[int, int], tuple[IO[bytes], IO[bytes]]]:
+    """Two pipes for a sandboxed stdio bot: its ends (stdin's read end, stdout's write end,
+    never fds 0-2, which the child's own stdio takes) and the arena's ends, as files."""
+    stdin_read, stdin_write = os.pipe()
+    stdout_read, stdout_write = os.pipe()
+    inner = []
+    for fd in (stdin_read, stdout_write):
+        if fd < 3:  # only where the arena itself runs without a stdin or stdout
+            moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+            os.close(fd)
+            fd = moved
+        inner.append(fd)
+    # Buffered, as subprocess's own pipes are: a writer through the file object writes all.
+    return (inner[0], inner[1]), (open(stdin_write, "wb"), open(stdout_read, "rb"))
 
 
 def exit_status(code: int) -> str:

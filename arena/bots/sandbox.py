@@ -117,6 +117,20 @@ class Sandbox:
     uid: int | None = None  # run as this unprivileged user (the arena runs as root)
     seccomp_fd: int | None = None  # the filter bubblewrap installs (arena.bots.seccomp)
     memory_bytes: int | None = None  # its memory limit, which its /proc/meminfo tells
+    # A stdio bot's pipes (its stdin's read end, its stdout's write end), handed to bwrap
+    # as these descriptors and made the bot's fds 0 and 1 inside (``sandboxed``): bwrap's
+    # own processes keep fds 0-2 open and close the rest, so only then does the bot's
+    # closing its stdout (or exiting) end the pipe at once.
+    protocol_fds: tuple[int, int] | None = None
+
+
+# Run inside, before the bot: its pipes become its stdin and stdout, then the bot runs.
+# The arena's own interpreter, which every sandbox shows (runtime_paths): about 8 ms of
+# CPU, once per stdio bot.
+_PROTOCOL_FDS = (
+    "import os,sys;a=sys.argv;i,o=int(a[1]),int(a[2]);"
+    "os.dup2(i,0);os.dup2(o,1);os.close(i);os.close(o);os.execvp(a[3],a[3:])"
+)
 
 
 def _tool(name: str, missing: str) -> str:
@@ -322,6 +336,9 @@ def sandboxed(command: Sequence[str], sandbox: Sandbox) -> list[str]:
     which ``setpriv`` uses to become ``sandbox.uid`` and then loses with every other.
     """
     size = max(sandbox.workdir_bytes, 4096)
+    if sandbox.protocol_fds is not None:
+        into, out = sandbox.protocol_fds
+        command = [sys.executable, "-I", "-S", "-c", _PROTOCOL_FDS, str(into), str(out), *command]
     args = [bubblewrap(), "--die-with-parent", "--new-session"]
     args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
     if os.geteuid() != 0:

@@ -32,7 +32,14 @@ def print_cpu_lines(games: int, seed: int, rounds: int, sandbox: bool, against: 
     import tempfile
     from pathlib import Path
 
-    from arena.bench.cpu import compare_cpu, comparison_lines, cpu_lines, cpu_round
+    from arena.bench.cpu import (
+        CHANNELS,
+        channel_lines,
+        compare_cpu,
+        comparison_lines,
+        cpu_lines,
+        cpu_round,
+    )
 
     if against:
         try:
@@ -41,9 +48,16 @@ def print_cpu_lines(games: int, seed: int, rounds: int, sandbox: bool, against: 
             fail(str(error))
         print_lines(comparison_lines(against, ours, theirs))
         return
+    measured = {}
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
-        measured = [cpu_round(games, seed, Path(logs) / str(i), sandbox) for i in range(rounds)]
-    print_lines(cpu_lines("this tree", measured))
+        for channel in CHANNELS:
+            measured[channel] = [
+                cpu_round(games, seed, Path(logs) / f"{channel}{i}", sandbox, channel)
+                for i in range(rounds)
+            ]
+    print_lines(channel_lines(measured["grpc"], measured["stdio"]))
+    for channel in CHANNELS:
+        print_lines(cpu_lines("this tree", measured[channel]))
 
 
 @bench_app.command("engine")
@@ -96,13 +110,15 @@ def bench_referee_command(
     sandbox: SandboxOption = True,
     against: CpuAgainstOption = "",
 ) -> None:
-    """One table, six real `random` bot processes over gRPC; in-process and ping-pong beside."""
+    """One table of six real `random` bot processes over gRPC and over stdio, with decisions/s
+    and CPU per decision; in-process and each channel's bare ping-pong beside."""
     reap_leftovers()
     from arena.bench.referee import bench_referee
 
     sandbox = check_sandbox(sandbox)
     print_lines(bench_referee(games, seed, pingpong, max(1, rounds), sandbox).lines())
-    print_cpu_lines(games, seed, max(1, rounds), sandbox, against)
+    if against:
+        print_cpu_lines(games, seed, max(1, rounds), sandbox, against)
 
 
 @bench_app.command("greedy")

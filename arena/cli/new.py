@@ -23,12 +23,20 @@ def new(
     dir: Annotated[
         Path, typer.Option("--dir", help="Where to write the bot's directory, NAME.")
     ] = Path("."),
+    protocol: Annotated[
+        str,
+        typer.Option(
+            help="How the bot speaks to the referee: stdio (JSON lines, the fast channel; "
+            "python's default) or grpc (the other starters' only one).",
+            show_default=False,
+        ),
+    ] = "",
 ) -> None:
     """Write a starter bot, DIR/NAME, that builds and answers every decision legally."""
     from arena.starters import StarterError, new_bot
 
     try:
-        target = new_bot(name, lang, dir)
+        target = new_bot(name, lang, dir, protocol)
     except (StarterError, OSError) as error:
         fail(str(error))
     console.print(literal(f"wrote {target} ({lang}): try it with `arena try {target}`"))

@@ -4,22 +4,25 @@
 six processes (one per seat, so partners never share one), plays its games on a
 ``Table``, and makes sure no process outlives it. A bot whose manifest says
 ``protocol = "stdio"`` talks over its standard input and output instead of dialing its
-seat's socket (``arena.referee.stdio``); the table sees both through a ``LinkChannel``.
+seat's socket; the table sees each seat through its channel (``arena.seats``: a
+``GrpcChannel`` or a ``StdioChannel``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots import BotProcess, BotSpec, Limits, start_bot
+from arena.bots.cgroup import CpuMeter
 from arena.bots.process import BotStartError, exit_status, log_summary
 from arena.bots.sandbox import (
     DEFAULT_WORKDIR_BYTES,
@@ -28,13 +31,15 @@ from arena.bots.sandbox import (
     runtime_paths,
     sandbox_problem,
 )
+from arena.seats.channel import SeatChannel
+from arena.seats.grpc_seat import GrpcChannel
+from arena.seats.link import SeatLink
+from arena.seats.stdio import StdioChannel
 from arena.wire.grpc_env import configure_grpc
 
-from .link import LinkChannel
 from .policy import ArenaTrouble, JoinState, arena_trouble
-from .server import SeatLink, TokenRegistry, create_server, new_token
+from .server import TokenRegistry, create_server, new_token
 from .starved import StarvationCredit
-from .stdio import StdioSeat
 from .table import GameKeyOrSeed, OnGame, Table, TableSettings, game_key
 
 configure_grpc()  # grpc reads its settings once, when first imported
@@ -216,6 +221,7 @@ class Match:
         self.referee = referee
         self.plan = plan
         self.links: list[SeatLink] = []
+        self.channels: list[SeatChannel] = []  # the table's side of each seat, by seat
         self.processes: list[BotProcess | None] = [None] * 6
         self.manual: list[ManualSeat] = []
         self.start_seconds = 0.0  # wall time spent starting processes
@@ -227,7 +233,7 @@ class Match:
         self.table: Table | None = None
         self.lingering: list[int] = []  # seats whose process had to be stopped by signal
         self.not_started: dict[int, str] = {}  # seats whose process the machine could not start
-        self.stdio: dict[int, StdioSeat] = {}  # the pipes of the seats whose bots speak stdio
+        self.stdio: dict[int, StdioChannel] = {}  # the seats whose bots speak stdio
         # CPU of every bot process of the match (their cgroups count it), once it is over;
         # None where some bot ran without a group that counts it.
         self.bots_cpu_seconds: float | None = None
@@ -250,6 +256,7 @@ class Match:
             if not stdio:
                 self.referee.register(link)
             self.links.append(link)
+            self.channels.append(GrpcChannel(link))
             if manual:
                 seed = _seat_seed(plan, seat)
                 self.manual.append(ManualSeat(seat, link.address, link.token, seed))
@@ -285,10 +292,14 @@ class Match:
                 link.close()
                 continue
             self.processes[seat] = process
-            link.cpu_meter = process.cpu_meter
+            link.cpu_meter = meter = process.cpu_meter
+            if meter is not None:
+                link.join_credit = functools.partial(_since_launch, meter)
             if stdio and process.protocol_pipes is not None:
                 process.protocol_taken = True
-                self.stdio[seat] = StdioSeat(link, process.protocol_pipes)
+                channel = StdioChannel(link, process, process.protocol_pipes)
+                self.stdio[seat] = channel
+                self.channels[seat] = channel
         self.start_seconds = time.monotonic() - started
 
     def _seat_socket(self, link: SeatLink) -> Path:
@@ -334,8 +345,8 @@ class Match:
         for seat, process in enumerate(self.processes):
             if process is not None:
                 self._watchers.append(asyncio.ensure_future(_watch(process, self.links[seat])))
-        for pipes in self.stdio.values():
-            await pipes.start()
+        for channel in self.stdio.values():
+            channel.start()
 
     async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
         """Play the match once every seat has joined, gone, or missed its deadline.
@@ -378,9 +389,8 @@ class Match:
             # The build each team's seats ran: their copies were checked against it.
             "entrants": [_entrant_meta(s) for s in self.plan.entrants],
         }
-        channels = [LinkChannel(link) for link in self.links]
         self.table = Table(
-            self.plan.match_id, channels, self.plan.seeds, self.plan.settings, names, meta
+            self.plan.match_id, self.channels, self.plan.seeds, self.plan.settings, names, meta
         )
         self.table.join_wait_seconds = join_wait
         try:
@@ -421,7 +431,7 @@ class Match:
         if not self.lingering:
             self.lingering = [s for s, p in enumerate(self.processes) if p and p.poll() is None]
         await asyncio.gather(*(asyncio.to_thread(p.stop, 1.0) for p in running))
-        await asyncio.gather(*(pipes.stop() for pipes in self.stdio.values()))
+        await asyncio.gather(*(channel.stop() for channel in self.stdio.values()))
         counted = [p.cpu_seconds for p in running]
         self.bots_cpu_seconds = (
             None if any(c is None for c in counted) else sum(c or 0.0 for c in counted)
@@ -434,13 +444,21 @@ async def _watch(process: BotProcess, link: SeatLink) -> None:
     with contextlib.suppress(asyncio.CancelledError):
         code = await process.wait_exit()
         # One that ends after its deadline was refused as late: it ran and did not join.
-        if not (link.joined.is_set() or link.expired):
+        # A seat already closed has its one reason (a stdio bot's first line, say).
+        if not (link.joined.is_set() or link.expired or link.closed):
             # In a thread: the log may wait a moment for the last words still in the pipe.
             summary = await asyncio.to_thread(log_summary, process)
-            ended = f"its process {exit_status(code)} before it joined; {summary}"
-            # A stdio seat may have said why first (its first line was not a join).
-            link.ended = f"{link.ended}; then {ended}" if link.ended else ended
+            if not link.closed:
+                link.ended = f"its process {exit_status(code)} before it joined; {summary}"
         link.close()
+
+
+def _since_launch(meter: CpuMeter) -> Callable[[], float]:
+    """The starvation a bot's join deadline is credited with: counted from its launch (its
+    group's counters start there)."""
+    credit = StarvationCredit.since_launch(meter)
+    assert credit is not None
+    return credit.more
 
 
 def _seat_seed(plan: MatchPlan, seat: int) -> str:

@@ -1,7 +1,7 @@
 """A table: six seats playing a match of games, with the referee's rules for time and faults.
 
 The table drives the engine, asks each seat for its decisions through its
-``SeatChannel`` (``arena.referee.channel``: gRPC, standard input/output or in-process, in
+``SeatChannel`` (``arena.seats.channel``: gRPC, standard input/output or in-process, in
 engine types; the table never sees a transport or a generated message), sends each seat
 only the events R10 lets it know (decided by ``arena.engine.events.is_told_to``), keeps
 every seat's clock, and turns every misbehaviour into a recorded ``Fault`` and a fallback
@@ -29,9 +29,7 @@ from arena.engine.events import is_told_to
 from arena.engine.forfeit import FORFEIT_DEALS, apply_forfeit
 from arena.engine.game import team_of
 from arena.engine.record import DecisionNote, Fallback, TimeControl
-from arena.wire.faults import Refusal, Stale
-
-from .channel import (
+from arena.seats.channel import (
     ChannelClosedError,
     GameStarted,
     Notice,
@@ -40,6 +38,8 @@ from .channel import (
     Told,
     Welcome,
 )
+from arena.wire.faults import Refusal, Stale
+
 from .deadline import Deadline
 from .policy import POLICY, Fault, FaultKind, fallback_action
 from .result import GameResult, SeatStats

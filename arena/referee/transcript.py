@@ -25,11 +25,11 @@ from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bot
 from arena.bots.sandbox import contract_dir
 from arena.v1 import arena_pb2 as pb
-from arena.wire.jsonlines import to_json as to_json_value
 from arena.wire.loop import run as run_loop
+from arena.wire.pbjson import line_of
+from arena.wire.pbjson import to_json as to_json_value
 
 from .match import Match, MatchPlan, Referee
-from .stdio import line_of
 
 SEED = 11
 STDIO_SEED = 5  # a first deal that is played to the end (seed 11's is thrown in)

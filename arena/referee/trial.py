@@ -6,12 +6,13 @@ player, game seeds 0, 1, 2 …), so they are the same on every machine: for each
 a left bauer or the joker led, the joker in hand …) the first decision of seat 0 that
 matches it, one game after another. The bot is launched as ``arena run`` launches a
 seat (``Match``: the sandbox, the limits, the allowlisted environment, its log) on a
-``Referee`` of its own, and is told each request as the table would tell it: the events
-of the request's game that seat 0 may know (R10), then the request. Each request is a
-game of its own in the match the bot is welcomed to (``game_started`` with its index),
-since the requests come from different games. Its answer is judged as the table judges
-one (``decode_answer``, then the rules by ``Game.apply`` on a copy); a fault is told to
-the bot in a ``Notice`` as the table tells it, and nothing is played on.
+``Referee`` of its own, and is told each request as the table would tell it, through the
+seat's own channel (``arena.seats``, gRPC or stdio): the events of the request's game
+that seat 0 may know (R10), then the request. Each request is a game of its own in the
+match the bot is welcomed to (``game_started`` with its index), since the requests come
+from different games. Its answer is judged as the table judges one (the channel's
+``answer``, then the rules by ``Game.apply`` on a copy); a fault is told to the bot in a
+``Notice`` as the table tells it, and nothing is played on.
 """
 
 from __future__ import annotations
@@ -38,14 +39,19 @@ from arena.engine import (
     random_legal_action,
     view,
 )
-from arena.v1 import arena_pb2 as pb
+from arena.engine.events import is_told_to
+from arena.seats.channel import (
+    ChannelClosedError,
+    GameStarted,
+    Notice,
+    Request,
+    SeatChannel,
+    Welcome,
+)
 from arena.wire.answers import FaultKind, Refusal, Stale
-from arena.wire.protocol import KIND_TO_PB, EventTranslator, legal_to_pb, view_to_pb
 
-from .link import decode_item
 from .match import MANUAL_JOIN_TIMEOUT_S, Match, MatchPlan, Referee
 from .policy import POLICY, fallback_action
-from .server import LinkClosedError, SeatLink
 from .starved import StarvationCredit
 from .table import SEND_TIMEOUT, TableSettings
 
@@ -275,36 +281,36 @@ class _Answered:
 
 
 async def _read(
-    link: SeatLink, kind: DecisionKind, request_id: int, timeout: float
+    channel: SeatChannel, kind: DecisionKind, request_id: int, timeout: float
 ) -> Action | Refusal:
     """The next message that answers ``request_id`` or refuses to (TimeoutError after
-    ``timeout``; LinkClosedError when the stream ends)."""
+    ``timeout``; ChannelClosedError when the seat's channel ends)."""
     async with asyncio.timeout(timeout):
         while True:
-            decoded = decode_item(await link.inbox.get(), kind, request_id)
+            decoded = await channel.answer(kind, request_id)
             if not isinstance(decoded, Stale):
                 return decoded
             # A late answer to an earlier request: dropped, as the table drops it.
 
 
 async def _answer(
-    link: SeatLink, scenario: Scenario, request_id: int, settings: TableSettings
+    channel: SeatChannel, scenario: Scenario, request_id: int, settings: TableSettings
 ) -> _Answered:
     """Wait for the answer to ``request_id`` (just sent) as the table waits: the decision's
     time plus the bank, moved on by the time the bot was starved of CPU; then judge it."""
     sent = time.monotonic()
-    credit = StarvationCredit.since_now(link.cpu_meter)
+    credit = StarvationCredit.since_now(channel.cpu_meter)
     limit_ms = settings.decision_ms + settings.overage_ms
     decoded: Action | Refusal | None = None
     try:
         try:
-            decoded = await _read(link, scenario.kind, request_id, limit_ms / 1000)
+            decoded = await _read(channel, scenario.kind, request_id, limit_ms / 1000)
         except TimeoutError:
             while credit is not None and decoded is None and (extra := credit.more()) > 0:
                 with contextlib.suppress(TimeoutError):
-                    decoded = await _read(link, scenario.kind, request_id, extra)
-    except LinkClosedError:
-        return _Answered(Refusal(FaultKind.CLOSED, link.close_reason))
+                    decoded = await _read(channel, scenario.kind, request_id, extra)
+    except ChannelClosedError:
+        return _Answered(Refusal(FaultKind.CLOSED, channel.close_reason))
     if decoded is None:
         return _Answered(Refusal(FaultKind.TIMEOUT, f"no answer within {limit_ms} ms"))
     seconds = time.monotonic() - sent
@@ -322,33 +328,30 @@ async def _answer(
     return _Answered(decoded, seconds, charged)
 
 
-def _request_message(
+def _request(
     scenario: Scenario, game_index: int, request_id: int, settings: TableSettings
-) -> pb.RefereeMessage:
-    """What the table would send seat 0 at this decision, as the first message of a game:
+) -> Request:
+    """What the table would ask seat 0 at this decision, as the first message of a game:
     the game's start, every event seat 0 may know of it so far (R10), the request."""
     game = scenario.game
-    kind = scenario.kind
-    started = pb.Event(
-        game_started=pb.GameStarted(game_index=game_index, first_dealer=game.first_dealer)
-    )
-    events = [started, *EventTranslator(game.events).for_seat(SEAT, 0)]
-    request = pb.DecisionRequest(
+    told = [e for e in game.events if is_told_to(e, SEAT)]
+    return Request(
         id=request_id,
-        kind=KIND_TO_PB[kind],
-        view=view_to_pb(view(game, SEAT), game_index),
-        legal=legal_to_pb(game.legal()),
+        kind=scenario.kind,
+        view=view(game, SEAT),
+        legal=game.legal(),
+        game_index=game_index,
         time_ms=settings.decision_ms,
         bank_ms=settings.overage_ms,
+        events=[GameStarted(game_index, game.first_dealer), *told],
     )
-    return pb.RefereeMessage(events=events, request=request)
 
 
 async def _converse(
-    link: SeatLink, chosen: list[Scenario], settings: TableSettings, result: TrialResult
+    channel: SeatChannel, chosen: list[Scenario], settings: TableSettings, result: TrialResult
 ) -> None:
     """Welcome the seat, then each request in turn; a fault is noticed as the table does."""
-    welcome = pb.Welcome(
+    welcome = Welcome(
         seat=SEAT,
         team=SEAT % 3,
         partner=(SEAT + 3) % 6,
@@ -356,34 +359,33 @@ async def _converse(
         decision_ms=settings.decision_ms,
         overage_ms=settings.overage_ms,
         draw_limit=settings.draw_limit,
-        team_names=[result.bot_name, "try", "try"],
+        team_names=(result.bot_name, "try", "try"),
         match_id="try",
     )
-    if not await link.send(pb.RefereeMessage(welcome=welcome), SEND_TIMEOUT):
+    if not await channel.welcome(welcome, SEND_TIMEOUT):
         result.problem = "the bot stopped reading before its welcome"
         return
     for index, scenario in enumerate(chosen):
         request_id = index + 1
-        message = _request_message(scenario, index, request_id, settings)
-        if not await link.send(message, SEND_TIMEOUT):
-            result.problem = f"request {request_id} could not be delivered: {link.close_reason}"
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT):
+                await channel.request(_request(scenario, index, request_id, settings))
+        except (TimeoutError, ChannelClosedError):
+            channel.drop()
+            reason = channel.close_reason
+            result.problem = f"request {request_id} could not be delivered: {reason}"
             return
-        answered = await _answer(link, scenario, request_id, settings)
+        answered = await _answer(channel, scenario, request_id, settings)
         answer = answered.answer
         exchange = _judge(request_id, scenario, answered, settings)
         result.exchanges.append(exchange)
         if exchange.verdict == FaultKind.CLOSED.value:
-            result.problem = f"the bot's stream closed: {link.close_reason}"
+            result.problem = f"the bot's stream closed: {channel.close_reason}"
             return
         if isinstance(answer, Refusal) and POLICY[answer.kind].notice:
             fallback = fallback_action(scenario.game)
-            notice = pb.Notice(
-                kind=answer.kind.value,
-                reason=answer.reason,
-                request_id=request_id,
-                fallback=str(fallback),
-            )
-            await link.send(pb.RefereeMessage(notice=notice), SEND_TIMEOUT)
+            notice = Notice(answer.kind.value, answer.reason, request_id, str(fallback))
+            await channel.notice(notice, SEND_TIMEOUT)
 
 
 def _judge(
@@ -444,20 +446,18 @@ def try_bot(
                 # The seat's own join deadline decides (moved on, as at a table, by the
                 # time the bot was starved of CPU); this bound is only a backstop.
                 await match.joined(MANUAL_JOIN_TIMEOUT_S)
-                link = match.links[SEAT]
-                result.bot_name = link.bot_name
-                result.joined = link.joined.is_set() and link.connected
+                channel = match.channels[SEAT]
+                result.bot_name = match.links[SEAT].bot_name
+                result.joined = channel.joined and channel.connected
                 if not result.joined:
                     result.problem = (
                         "the bot's process ended before it joined"
-                        if match.processes[SEAT] is None or link.gone.is_set()
+                        if match.processes[SEAT] is None or channel.gone
                         else f"the bot did not join within {settings.join_timeout_s:g} s"
                     )
                     return
-                await _converse(link, chosen, settings, result)
-                over = pb.RefereeMessage(match_over=pb.MatchOver(reason="finished"))
-                await link.send(over, SEND_TIMEOUT)
-                link.finished.set()
+                await _converse(channel, chosen, settings, result)
+                await channel.close("finished", SEND_TIMEOUT)
             finally:
                 # Waits EXIT_GRACE_S for the bot to exit by itself, then ends it.
                 await match.shutdown()

@@ -1,13 +1,21 @@
-"""The bot side of the contract for Python bots: connect, join, answer until the match ends."""
+"""The bot side of the contract for Python bots: a ``Bot`` answers ``Decision``s; ``run`` plays.
+
+``run`` plays the match the arena started the bot for: over its standard input and output
+when its manifest says ``protocol = "stdio"`` (``arena.sdk.stdio``: JSON lines, with no
+gRPC, protobuf or event loop imported), otherwise over gRPC (``play_stream``). A
+``Decision`` gives the bot the same values whichever it is: the kind, the seat, the hand,
+the trump, the legal choices and the view as engine values, read from the request only
+when first asked for; the request's protobuf messages (``view``, ``request``) are made
+only for a bot that reads them, as are those of the ``on_…`` hooks a bot overrides.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import sys
 import time
-from typing import IO
+from typing import TYPE_CHECKING, Any
 
 from arena.engine import (
     PASS,
@@ -21,23 +29,12 @@ from arena.engine import (
     View,
 )
 from arena.engine.cards import most_trumps
-from arena.v1 import arena_pb2 as pb
-from arena.wire.grpc_env import configure_grpc
-from arena.wire.loop import run as run_loop
-from arena.wire.protocol import (
-    KIND_FROM_PB,
-    PROTOCOL_VERSION,
-    SUIT_FROM_PB,
-    action_to_answer,
-    legal_from_pb,
-    parse_cards,
-    view_from_pb,
-)
 
-configure_grpc()  # grpc reads its settings once, when first imported
-import grpc  # noqa: E402
+if TYPE_CHECKING:  # the generated messages: imported where a bot uses them, never here
+    from arena.v1 import arena_pb2 as pb
+    from arena.wire.seat import Request
 
-from arena.v1 import arena_pb2_grpc  # noqa: E402 - generated; it imports grpc
+__all__ = ["Bot", "Decision", "RefereeRefused", "run"]
 
 
 class RefereeRefused(RuntimeError):
@@ -47,49 +44,117 @@ class RefereeRefused(RuntimeError):
 class Decision:
     """One decision request, with its view and legal choices as engine values.
 
-    The hand and the legal choices are read from the request when first used: a bot
-    answers within its time, and most decisions need only one of them.
+    ``kind``, ``seat``, ``request_id``, ``game_index``, ``time_ms`` (this decision's time,
+    the match's ``decision_ms``) and ``bank_ms`` (the overage bank left) are plain values;
+    the hand, the trump, the legal choices and the views are read from the request when
+    first used: a bot answers within its time, and most decisions need only one of them.
     """
 
-    def __init__(self, request: pb.DecisionRequest) -> None:
-        self.request = request
-        self.kind = KIND_FROM_PB[request.kind]
-        self.seat: int = request.view.seat
+    kind: DecisionKind
+    seat: int
+    request_id: int
+    game_index: int
+    time_ms: int
+    bank_ms: int
 
     @classmethod
     def from_request(cls, request: pb.DecisionRequest) -> Decision:
-        return cls(request)
+        """The decision a gRPC ``DecisionRequest`` asks for."""
+        from .messages import MessageDecision
 
-    @property
-    def view(self) -> pb.View:
-        """Everything the seat may know (R10), as sent by the referee."""
-        return self.request.view
+        return MessageDecision(request)
 
-    @functools.cached_property
-    def engine_view(self) -> View:
-        """The same view as the engine's ``View``: what ``arena.engine.view`` gives this
-        seat now, ready for ``arena.engine.Determinizer`` and other search helpers."""
-        return view_from_pb(self.request.view, self.kind)
+    @classmethod
+    def from_engine(cls, request: Request) -> Decision:
+        """The decision the table's ``Request`` asks for, in this process (no transport)."""
+        return EngineDecision(request)
 
     @functools.cached_property
     def hand(self) -> CardSet:
-        return parse_cards(self.request.view.hand)
+        return self._hand()
 
     @functools.cached_property
     def trump(self) -> Suit | None:
-        return SUIT_FROM_PB.get(self.request.view.trump)
+        return self._trump()
 
     @functools.cached_property
     def legal(self) -> Legal:
         """The legal choices (``arena.engine.Legal``): listed for a bid, the trump or a
         play, lowest first; for a discard, ``discard_rule`` describes them."""
-        hand = self.hand if self.kind is DecisionKind.DISCARD else CardSet(0)
-        return legal_from_pb(self.kind, self.request.legal, self.seat, hand)
+        return self._legal()
 
     @property
     def discard_rule(self) -> DiscardRule:
         """R5.2-R5.4: which cards may or must go, and how many (discard decisions only)."""
         return self.legal.discard_rule
+
+    @functools.cached_property
+    def engine_view(self) -> View:
+        """The view as the engine's ``View``: what ``arena.engine.view`` gives this seat
+        now, ready for ``arena.engine.Determinizer`` and other search helpers."""
+        return self._engine_view()
+
+    @functools.cached_property
+    def view(self) -> pb.View:
+        """Everything the seat may know (R10), as the protocol's ``View`` message."""
+        return self.request.view
+
+    @functools.cached_property
+    def request(self) -> pb.DecisionRequest:
+        """The request as the protocol's ``DecisionRequest`` message."""
+        return self._request_message()
+
+    # What each source of requests reads (gRPC's messages, stdio's JSON, the engine's).
+
+    def _hand(self) -> CardSet:
+        raise NotImplementedError
+
+    def _trump(self) -> Suit | None:
+        raise NotImplementedError
+
+    def _legal(self) -> Legal:
+        raise NotImplementedError
+
+    def _engine_view(self) -> View:
+        raise NotImplementedError
+
+    def _request_message(self) -> pb.DecisionRequest:
+        raise NotImplementedError
+
+
+class EngineDecision(Decision):
+    """A decision asked by a table in this process: its values are the engine's own."""
+
+    def __init__(self, request: Request) -> None:
+        self._source = request
+        self.kind = request.kind
+        self.seat = request.view.seat
+        self.request_id = request.id
+        self.game_index = request.game_index
+        self.time_ms = request.time_ms
+        self.bank_ms = request.bank_ms
+
+    def _hand(self) -> CardSet:
+        return self._source.view.hand
+
+    def _trump(self) -> Suit | None:
+        return self._source.view.trump
+
+    def _legal(self) -> Legal:
+        return self._source.legal
+
+    def _engine_view(self) -> View:
+        return self._source.view
+
+    def _request_message(self) -> pb.DecisionRequest:
+        from arena.wire.protocol import request_to_pb
+
+        return request_to_pb(self._source)
+
+
+def log_notice(name: str, kind: str, reason: str, fallback: str) -> None:
+    """What a bot logs of a fault by default: one line on stderr."""
+    print(f"[{name}] fault {kind}: {reason} (played {fallback})", file=sys.stderr)
 
 
 class Bot:
@@ -127,26 +192,25 @@ class Bot:
 
     def on_notice(self, notice: pb.Notice) -> None:
         """A fault of this bot; by default logged to stderr."""
-        print(
-            f"[{self.name}] fault {notice.kind}: {notice.reason} (played {notice.fallback})",
-            file=sys.stderr,
-        )
+        log_notice(self.name, notice.kind, notice.reason, notice.fallback)
 
 
-def _hear(bot: Bot, message: pb.RefereeMessage) -> pb.Answer | None:
-    """Give ``bot`` what ``message`` brings (its events, then a welcome, a notice or a
-    request) and return the answer to a request (None for any other message)."""
-    if message.events:
-        bot.on_events(list(message.events))
-    body = message.WhichOneof("body")
-    if body == "request":
-        request = message.request
-        return action_to_answer(request.id, bot.decide(Decision.from_request(request)))
-    if body == "welcome":
-        bot.on_welcome(message.welcome)
-    elif body == "notice":
-        bot.on_notice(message.notice)
-    return None
+def overrides(bot: Bot, hook: str) -> bool:
+    """Whether ``bot`` has its own ``hook`` (``on_events`` …): only then are its messages made."""
+    return getattr(type(bot), hook) is not getattr(Bot, hook)
+
+
+def _grpc() -> tuple[Any, Any]:
+    """grpc and its generated stub, imported when first used (a stdio bot never does),
+    after grpc's settings (``configure_grpc``), which it reads once, when imported."""
+    from arena.wire.grpc_env import configure_grpc
+
+    configure_grpc()
+    import grpc
+
+    from arena.v1 import arena_pb2_grpc
+
+    return grpc, arena_pb2_grpc
 
 
 # Joining again after a connection the referee could not serve: the first pause, the
@@ -171,6 +235,8 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
     (docs/PROTOCOL.md §2). It stops trying when a unix socket's file is gone (the match is
     over) or after ``JOIN_BY_HAND_S``.
     """
+    import asyncio  # here: a bot over stdio never runs an event loop
+
     started = time.monotonic()
     pause = JOIN_RETRY_FIRST_S
     said = False
@@ -194,9 +260,12 @@ async def play_stream(bot: Bot, address: str, token: str) -> str:
 
 async def _play_once(bot: Bot, address: str, token: str) -> str:
     """One stream: join, then answer until the match ends."""
+    grpc, arena_pb2_grpc = _grpc()
+    from .messages import PROTOCOL_VERSION, hear, pb
+
     async with grpc.aio.insecure_channel(address) as channel:
         # The generated stub has no type annotations; its Play is a stream-stream call.
-        call = arena_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
+        call = arena_pb2_grpc.RefereeStub(channel).Play()
         join = pb.Join(
             token=token,
             bot_name=bot.name,
@@ -211,7 +280,7 @@ async def _play_once(bot: Bot, address: str, token: str) -> str:
                 if message is grpc.aio.EOF:
                     return "the referee closed the stream"
                 heard = True
-                answer = _hear(bot, message)
+                answer = hear(bot, message)
                 if answer is not None:
                     await call.write(pb.BotMessage(answer=answer))
                 elif message.WhichOneof("body") == "match_over":
@@ -234,36 +303,6 @@ async def _play_once(bot: Bot, address: str, token: str) -> str:
             raise
 
 
-def _stdio_line(message: pb.BotMessage) -> bytes:
-    import json  # here, not at import time: most bots speak gRPC (start-up is paid per match)
-
-    from arena.wire.jsonlines import to_json
-
-    return json.dumps(to_json(message), separators=(",", ":")).encode() + b"\n"
-
-
-def play_stdio(bot: Bot, reader: IO[bytes], writer: IO[bytes]) -> str:
-    """Play the match over standard input and output (``protocol = "stdio"`` in the bot's
-    manifest): one JSON message per line each way (docs/PROTOCOL.md); return the reason
-    the match ended."""
-    import json
-
-    from arena.wire.jsonlines import from_json
-
-    join = pb.Join(bot_name=bot.name, bot_version=bot.version, protocol_version=PROTOCOL_VERSION)
-    writer.write(_stdio_line(pb.BotMessage(join=join)))
-    writer.flush()
-    for line in reader:
-        message = from_json(json.loads(line), pb.RefereeMessage(), ignore_unknown_fields=True)
-        answer = _hear(bot, message)
-        if answer is not None:
-            writer.write(_stdio_line(pb.BotMessage(answer=answer)))
-            writer.flush()
-        elif message.WhichOneof("body") == "match_over":
-            return str(message.match_over.reason)
-    return "the referee closed the bot's standard input"
-
-
 def run(bot: Bot, address: str | None = None, token: str | None = None) -> None:
     """Connect to the referee named by ARENA_ADDRESS with ARENA_TOKEN, and play the match;
     or, when the arena started the bot with ``ARENA_PROTOCOL=stdio``, play it over
@@ -272,8 +311,10 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> None:
     Problems end the process with a one-line message on stderr and exit status 2.
     """
     if address is None and os.environ.get("ARENA_PROTOCOL") == "stdio":
+        from .stdio import play_stdio
+
         try:
-            play_stdio(bot, sys.stdin.buffer, sys.stdout.buffer)
+            play_stdio(bot)
         except (BrokenPipeError, KeyboardInterrupt):
             sys.exit(130)
         return
@@ -281,6 +322,8 @@ def run(bot: Bot, address: str | None = None, token: str | None = None) -> None:
     token = token or os.environ.get("ARENA_TOKEN")
     if not address or not token:
         sys.exit(f"[{bot.name}] ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)")
+    from arena.wire.loop import run as run_loop
+
     try:
         run_loop(play_stream(bot, address, token))
     except RefereeRefused as error:

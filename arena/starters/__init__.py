@@ -6,7 +6,9 @@ LANG`` writes a starter (``new_bot``): each language's directory here is a templ
 shipped as package data, whose files are copied with ``__BOT_NAME__`` replaced by the
 bot's name; the languages that generate code from the contract get it copied in as
 ``proto/arena/v1/arena.proto``, so a bot keeps the contract it was written against.
-Python starters use the SDK (``arena.sdk``), which speaks the contract for them.
+Python starters use the SDK (``arena.sdk``), which speaks the contract for them, over
+standard input and output (JSON lines, the fast channel) or over gRPC, as their manifest's
+``protocol`` says; the other starters speak gRPC.
 """
 
 from __future__ import annotations
@@ -19,11 +21,27 @@ from typing import Final
 from arena.bots.manifest import BotSpecError, check_name
 from arena.bots.sandbox import contract_dir
 
-__all__ = ["CONTRACT", "LANGUAGES", "StarterError", "contract_file", "new_bot", "write_contract"]
+__all__ = [
+    "CONTRACT",
+    "LANGUAGES",
+    "PROTOCOLS",
+    "StarterError",
+    "contract_file",
+    "new_bot",
+    "write_contract",
+]
 
 CONTRACT: Final = Path("arena", "v1", "arena.proto")  # under a proto directory
 LANGUAGES: Final = ("python", "node", "cpp", "ruby")
 PLACEHOLDER: Final = "__BOT_NAME__"
+PROTOCOL_PLACEHOLDER: Final = "__PROTOCOL__"
+# What each starter can speak, its default first: the SDK speaks either.
+PROTOCOLS: Final = {
+    "python": ("stdio", "grpc"),
+    "node": ("grpc",),
+    "cpp": ("grpc",),
+    "ruby": ("grpc",),
+}
 # Loaded from the contract at start (node) or generated from it (cpp, ruby); Python uses
 # the SDK.
 WITH_CONTRACT: Final = frozenset({"node", "cpp", "ruby"})
@@ -53,14 +71,20 @@ def write_contract(proto_dir: Path) -> Path:
     return target
 
 
-def new_bot(name: str, language: str, parent: Path) -> Path:
-    """Write the starter bot ``name`` in ``language`` as ``parent/name``; return it.
+def new_bot(name: str, language: str, parent: Path, protocol: str = "") -> Path:
+    """Write the starter bot ``name`` in ``language`` as ``parent/name``, speaking
+    ``protocol`` (default: the language's first in ``PROTOCOLS``); return it.
 
-    Refuses an unknown language, a name the arena would not accept (the manifest's
-    ``name`` rule) and a directory that exists already (nothing is overwritten).
+    Refuses an unknown language, a protocol its starter does not speak, a name the arena
+    would not accept (the manifest's ``name`` rule) and a directory that exists already
+    (nothing is overwritten).
     """
     if language not in LANGUAGES:
         raise StarterError(f"no starter for {language!r}: choose one of {', '.join(LANGUAGES)}")
+    spoken = PROTOCOLS[language]
+    protocol = protocol or spoken[0]
+    if protocol not in spoken:
+        raise StarterError(f"the {language} starter speaks {' or '.join(spoken)}, not {protocol!r}")
     try:
         check_name(name, "arena new", "NAME")
     except BotSpecError as error:
@@ -77,7 +101,8 @@ def new_bot(name: str, language: str, parent: Path) -> Path:
         here.mkdir(exist_ok=True)
         for file_name in sorted(files):
             text = (Path(root) / file_name).read_text(encoding="utf-8")
-            (here / file_name).write_text(text.replace(PLACEHOLDER, name), encoding="utf-8")
+            text = text.replace(PLACEHOLDER, name).replace(PROTOCOL_PLACEHOLDER, protocol)
+            (here / file_name).write_text(text, encoding="utf-8")
     if contract is not None:
         write_contract(target / "proto")
     return target

@@ -13,9 +13,19 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-__all__ = ["SENT_LIMIT", "STALE", "FaultKind", "Refusal", "Stale", "abbreviate"]
+__all__ = [
+    "REASON_LIMIT",
+    "SENT_LIMIT",
+    "STALE",
+    "FaultKind",
+    "Refusal",
+    "Stale",
+    "abbreviate",
+    "clip",
+]
 
 SENT_LIMIT: Final = 120  # how much of what a bot sent is kept with its fault
+REASON_LIMIT: Final = 160  # how much of a library's words a fault's reason quotes
 
 
 class FaultKind(Enum):
@@ -49,10 +59,24 @@ STALE: Final = Stale.ANSWER
 
 
 def abbreviate(raw: bytes | str, limit: int = SENT_LIMIT) -> str:
-    """Bytes as hex (text as it is), cut to ``limit`` characters with a mark, ``…``,
-    whenever anything is cut."""
+    """What a bot sent, for its fault: text as it is, bytes that are no text (not UTF-8,
+    not a message) as hex, two digits a byte. Whatever is cut is cut on a character
+    boundary (a whole byte of hex) to ``limit`` characters, and marked with the whole
+    length: ``…`` and ``(N characters)``, or ``(N bytes)``."""
     if isinstance(raw, str):
-        text, length = raw, len(raw)
-    else:  # two hex digits a byte: only what can show is converted
-        text, length = raw[: limit // 2 + 1].hex(), 2 * len(raw)
-    return text[:limit] + ("…" if length > limit else "")
+        if len(raw) <= limit:
+            return raw
+        return f"{raw[:limit]}… ({len(raw)} characters)"
+    if 2 * len(raw) <= limit:
+        return raw.hex()
+    return f"{raw[: limit // 2].hex()}… ({len(raw)} bytes)"
+
+
+def clip(words: str, limit: int = REASON_LIMIT) -> str:
+    """Words for a fault's reason (a parser's message, say): the first line, cut after a
+    whole word to at most ``limit`` characters, ``…`` where it was cut; never mid-word."""
+    line = words.strip().split("\n", 1)[0].strip()
+    if len(line) <= limit:
+        return line
+    cut = line[: limit + 1].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return (cut if cut and len(cut) <= limit else line[:limit]) + "…"

@@ -1,31 +1,24 @@
 """Conversion between protobuf messages of ``arena.v1`` and engine values.
 
-This is the one module that knows both sides; the referee and the Python SDK use it,
-and nothing else touches both the engine's types and the generated ones.
+This is the one module that knows both sides; the gRPC seats and the Python SDK over
+gRPC use it, and nothing else touches both the engine's types and the generated ones.
+The spellings of cards, suits and kinds, and the readings of an answer, a view and the
+legal choices, are the contract's (``arena.wire.values``), shared with the JSON lines of
+standard input and output (``arena.wire.jsonlines``).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from arena.engine import (
-    BIDS,
-    CARDS,
-    PASS,
-    PLAYS,
-    TRUMPS,
     Action,
     Bid,
-    Card,
     CardSet,
     DecisionKind,
-    Discard,
-    DiscardRule,
-    IllegalActionError,
     Legal,
-    MalformedActionError,
     NameTrump,
     Pass,
     Play,
@@ -33,12 +26,50 @@ from arena.engine import (
     View,
 )
 from arena.engine import events as ev
-from arena.engine.cards import indices_of_mask
 from arena.engine.events import is_public, is_told_to
-from arena.engine.game import Phase, Trick, team_of
+from arena.engine.game import Trick
 from arena.v1 import arena_pb2 as pb
 
 from .seat import GameStarted, Notice, Request, Told, Welcome
+from .values import (
+    CARD_TEXTS,
+    WrongKindError,
+    action_of,
+    card_texts,
+    exact_card,
+    legal_of,
+    parse_cards,
+    view_of,
+)
+
+__all__ = [
+    "CARD_TEXTS",
+    "KIND_FROM_PB",
+    "KIND_TO_PB",
+    "PROTOCOL_VERSION",
+    "SUIT_FROM_PB",
+    "SUIT_TO_PB",
+    "EventTranslator",
+    "WrongKindError",
+    "action_to_answer",
+    "answer_to_action",
+    "card_texts",
+    "deal_started_to_pb",
+    "event_to_pb",
+    "exact_card",
+    "legal_from_pb",
+    "legal_to_pb",
+    "notice_to_pb",
+    "parse_cards",
+    "request_into",
+    "request_to_pb",
+    "told_to_pb",
+    "trick_to_pb",
+    "view_from_pb",
+    "view_into",
+    "view_to_pb",
+    "welcome_to_pb",
+]
 
 PROTOCOL_VERSION: Final = pb.PROTOCOL_VERSION_1
 
@@ -57,45 +88,6 @@ KIND_TO_PB: Final = {
     DecisionKind.PLAY: pb.DECISION_KIND_PLAY,
 }
 KIND_FROM_PB: Final = {v: k for k, v in KIND_TO_PB.items()}
-
-_ANSWER_FIELD: Final = {
-    DecisionKind.BID: "bid",
-    DecisionKind.TRUMP: "trump",
-    DecisionKind.DISCARD: "discard",
-    DecisionKind.PLAY: "card",
-}
-
-_CARD_TEXT: Final = {str(c): c for c in CARDS}
-
-
-CARD_TEXTS: Final = tuple(str(c) for c in CARDS)
-
-
-def card_texts(cards: CardSet | Iterable[Card]) -> list[str]:
-    """Card strings in card-index order for a set; in the given order otherwise."""
-    if isinstance(cards, CardSet):
-        return [CARD_TEXTS[i] for i in indices_of_mask(cards.mask)]
-    return [CARD_TEXTS[c.index] for c in cards]
-
-
-def exact_card(text: str) -> Card:
-    """A card as the contract writes it ("JH", "TS", "JK"), nothing looser (docs/PROTOCOL.md)."""
-    card = _CARD_TEXT.get(text)
-    if card is None:
-        raise MalformedActionError(f"not a card: {text[:20]!r} (write cards like JH, TS, JK)")
-    return card
-
-
-def parse_cards(texts: Iterable[str]) -> CardSet:
-    """Cards sent by a bot: exact canonical text only, each card once."""
-    mask = 0
-    for text in texts:
-        card = exact_card(text)
-        if mask & card.bit:
-            raise MalformedActionError(f"card {card} given twice")
-        mask |= card.bit
-    return CardSet(mask)
-
 
 # --- events ----------------------------------------------------------------------------
 
@@ -337,48 +329,23 @@ def view_into(target: pb.View, view: View, game_index: int) -> None:
     current.winner = -1
 
 
-_DECISION_PHASE: Final = {
-    DecisionKind.BID: Phase.BIDDING,
-    DecisionKind.TRUMP: Phase.TRUMP,
-    DecisionKind.DISCARD: Phase.DISCARD,
-    DecisionKind.PLAY: Phase.PLAY,
-}
-
-
 def view_from_pb(message: pb.View, kind: DecisionKind) -> View:
     """The view of a decision request as the engine's ``View`` (the inverse of
     ``view_to_pb`` for the seat asked to decide ``kind``), for bots that search with
     the engine (``arena.engine.Determinizer``)."""
-    phase = _DECISION_PHASE[kind]
-    seat = message.seat
     current = message.current_trick
-    leader = current.leader if phase is Phase.PLAY else None
-    return View(
-        seat=seat,
-        team=team_of(seat),
-        deal_number=message.deal_number,
-        dealer=message.dealer,
-        phase=phase,
-        to_act=seat,
-        decision=kind,
-        scores=(message.scores[0], message.scores[1], message.scores[2]),
-        hand=parse_cards(message.hand),
-        bids=tuple((b.seat, b.amount) for b in message.bids),
-        bidder=None if message.bidder < 0 else message.bidder,
-        contract=message.contract,
-        trump=SUIT_FROM_PB.get(message.trump),
-        exchanges=tuple((e.seat, e.discarded, e.received) for e in message.exchanges),
-        own_discarded=parse_cards(message.own_discarded),
-        own_received=parse_cards(message.own_received),
-        tricks=tuple(
-            Trick(t.leader, tuple(exact_card(c) for c in t.cards), t.winner) for t in message.tricks
-        ),
-        trick_leader=leader,
-        trick_cards=tuple(
-            ((current.leader + i) % 6, exact_card(c)) for i, c in enumerate(current.cards)
-        )
-        if leader is not None
-        else (),
+    return view_of(
+        kind,
+        message.seat,
+        (message.deal_number, message.dealer),
+        message.scores,
+        message.hand,
+        ((b.seat, b.amount) for b in message.bids),
+        (message.bidder, message.contract, SUIT_FROM_PB.get(message.trump)),
+        ((e.seat, e.discarded, e.received) for e in message.exchanges),
+        (message.own_discarded, message.own_received),
+        ((t.leader, t.cards, t.winner) for t in message.tricks),
+        (current.leader, current.cards),
     )
 
 
@@ -408,28 +375,10 @@ def legal_to_pb(legal: Legal) -> pb.LegalChoices:
 def legal_from_pb(kind: DecisionKind, legal: pb.LegalChoices, seat: int, hand: CardSet) -> Legal:
     """The legal choices of a request as the engine's ``Legal`` (used by the Python SDK);
     ``hand`` matters only for a discard."""
-    if kind is DecisionKind.DISCARD:
-        rule = legal.discard
-        return Legal.of_discard(
-            DiscardRule(
-                seat=seat,
-                hand=hand,
-                may=parse_cards(rule.may),
-                must=parse_cards(rule.must),
-                min_count=rule.min_count,
-                max_count=rule.max_count,
-                dealer=rule.dealer,
-                rule="R5.4" if rule.dealer else "R5.2",
-            )
-        )
-    actions: tuple[Action, ...]
-    if kind is DecisionKind.PLAY:
-        actions = tuple(PLAYS[(_CARD_TEXT.get(t) or Card.parse(t)).index] for t in legal.cards)
-    elif kind is DecisionKind.TRUMP:
-        actions = tuple(TRUMPS[SUIT_FROM_PB[s]] for s in legal.suits)
-    else:
-        actions = tuple(BIDS[b] if b else PASS for b in legal.bids)
-    return Legal.of(kind, actions)
+    rule = legal.discard
+    discard = (rule.may, rule.must, rule.min_count, rule.max_count, rule.dealer)
+    suits = [SUIT_FROM_PB[s] for s in legal.suits] if kind is DecisionKind.TRUMP else []
+    return legal_of(kind, (legal.bids, suits, legal.cards), discard, seat, hand)
 
 
 # --- answers -----------------------------------------------------------------------
@@ -447,29 +396,14 @@ def action_to_answer(request_id: int, action: Action) -> pb.Answer:
     return pb.Answer(request_id=request_id, discard=pb.CardList(cards=card_texts(action.cards)))
 
 
-class WrongKindError(MalformedActionError):
-    """The answer is for another kind of decision than the one asked."""
-
-
 def answer_to_action(answer: pb.Answer, kind: DecisionKind) -> Action:
     """Read a bot's answer to a decision of ``kind``; raise on a malformed or wrong answer."""
     field = answer.WhichOneof("choice")
-    if field is None:
-        raise MalformedActionError(f"the answer sets no choice (expected {_ANSWER_FIELD[kind]})")
-    if field != _ANSWER_FIELD[kind]:
-        raise WrongKindError(f"a {kind.value} decision was asked, but the answer sets {field!r}")
-    if field == "card":
-        card = exact_card(answer.card)
-        return PLAYS[card.index]
-    if field == "bid":
-        if answer.bid == 0:
-            return PASS
-        if answer.bid not in BIDS:
-            raise IllegalActionError("R4.2", f"a bid is 3 to 6 (or 0 to pass), not {answer.bid}")
-        return BIDS[answer.bid]
+    value: object = None
     if field == "trump":
-        suit = SUIT_FROM_PB.get(answer.trump)
-        if suit is None:
-            raise MalformedActionError(f"not a suit: {answer.trump}")
-        return TRUMPS[suit]
-    return Discard(parse_cards(answer.discard.cards))
+        value = SUIT_FROM_PB.get(answer.trump, answer.trump)
+    elif field == "discard":
+        value = answer.discard.cards
+    elif field is not None:
+        value = getattr(answer, field)
+    return action_of(kind, field, value)

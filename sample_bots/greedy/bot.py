@@ -98,15 +98,15 @@ class GreedyBot(Bot):
         return Discard(chosen)
 
     def play(self, decision: Decision):
-        view = decision.view
+        view = decision.engine_view
         trump = decision.trump
         assert trump is not None
         seat = decision.seat
         legal = [a.card for a in decision.legal]
-        trick_cards = [Card.parse(t) for t in view.current_trick.cards]
+        trick_cards = [card for _, card in view.trick_cards]
         played = CardSet.of(trick_cards)
         for trick in view.tricks:
-            played |= CardSet.parse(" ".join(trick.cards))
+            played |= CardSet.of(trick.cards)
         unseen_trumps = trump_cards(trump) - played - decision.hand
         top_unseen = max((trick_power(c, trump) for c in unseen_trumps), default=0)
 
@@ -128,7 +128,8 @@ class GreedyBot(Bot):
 
         position = len(trick_cards)
         last = position == 5
-        leader = view.current_trick.leader
+        leader = view.trick_leader
+        assert leader is not None
         winner_seat = (leader + winning_position(trick_cards, trump)) % 6
         partner_winning = winner_seat % 3 == seat % 3
         best = winning_card(trick_cards, trump)

@@ -182,17 +182,16 @@ class PimcBot(Bot):
         self.rng = random.Random()
         self.last_samples = 0  # deals sampled for the last decision (arena bench pimc)
 
-    def on_welcome(self, welcome) -> None:  # type: ignore[no-untyped-def]
-        if welcome.decision_ms:
-            self.budget = min(self.budget, welcome.decision_ms / 2000)
-
     def decide(self, decision: Decision) -> Action:
         started = time.perf_counter()
         kind = decision.kind
         if kind is DecisionKind.PLAY and len(decision.legal) == 1:
             return decision.legal[0]
         determinizer = Determinizer(decision.engine_view)
-        deadline = started + self.budget
+        budget = self.budget
+        if decision.time_ms:  # never more than half the referee's decision time
+            budget = min(budget, decision.time_ms / 2000)
+        deadline = started + budget
         if kind is DecisionKind.BID:
             return self._bid(decision, determinizer, deadline)
         candidates: list[Action]

@@ -18,13 +18,12 @@ class RandomBot(Bot):
     def __init__(self) -> None:
         self.seed = os.environ.get("ARENA_SEED", "0")
         self.rng = random.Random(self.seed)
-
-    def on_events(self, events):
-        for event in events:
-            if event.WhichOneof("body") == "game_started":
-                self.rng = random.Random(f"{self.seed}:{event.game_started.game_index}")
+        self.game_index = -1
 
     def decide(self, decision: Decision):
+        if decision.game_index != self.game_index:  # a new game: its own randomness
+            self.game_index = decision.game_index
+            self.rng = random.Random(f"{self.seed}:{self.game_index}")
         # The engine's own random player: a bid only now and then, else any legal choice.
         return random_legal_action(decision.legal, self.rng)
 

@@ -68,3 +68,22 @@ def test_new_refuses_a_bad_name_a_language_and_an_existing_directory(tmp_path: P
     taken = invoke("new", "taken", "--lang", "cpp", "--dir", str(tmp_path))
     assert taken.exit_code == 2 and "exists already" in taken.stderr
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
+
+
+def test_new_writes_a_python_bot_over_either_protocol_and_the_others_over_grpc(
+    tmp_path: Path,
+) -> None:
+    """The SDK speaks either: stdio (the fast channel) by default, or gRPC; the starters
+    in other languages speak gRPC only."""
+    for protocol, expected in (("", "stdio"), ("grpc", "grpc"), ("stdio", "stdio")):
+        name = f"py-{protocol or 'default'}"
+        options = ["--protocol", protocol] if protocol else []
+        result = invoke("new", name, "--lang", "python", "--dir", str(tmp_path), *options)
+        assert result.exit_code == 0, result.output
+        assert load_bot(tmp_path / name).protocol == expected
+        texts = [p.read_text() for p in (tmp_path / name).rglob("*") if p.is_file()]
+        assert not any("__PROTOCOL__" in text for text in texts)
+    refused = invoke("new", "js", "--lang", "node", "--protocol", "stdio", "--dir", str(tmp_path))
+    assert refused.exit_code == 2
+    assert "the node starter speaks grpc, not 'stdio'" in refused.stderr
+    assert not (tmp_path / "js").exists()

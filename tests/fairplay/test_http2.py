@@ -36,8 +36,9 @@ from arena.bots import BotSpec, load_bot
 from arena.bots.samples import sample_bots_dir
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.policy import FaultKind
-from arena.referee.server import SeatLink, new_token
+from arena.referee.server import new_token
 from arena.referee.table import TableSettings
+from arena.seats.link import SeatLink
 from arena.tournament.play import PlayResult, play_one_game
 from arena.v1 import arena_pb2 as pb
 from arena.wire.protocol import PROTOCOL_VERSION

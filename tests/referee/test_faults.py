@@ -24,8 +24,9 @@ from arena.engine.cards import TRUMP_MASKS, mask_of_texts
 from arena.engine.record import recorded_actions
 from arena.referee.match import Match, Referee
 from arena.referee.policy import FaultKind
-from arena.referee.server import SeatLink, new_token
+from arena.referee.server import new_token
 from arena.sdk.bot import Bot, RefereeRefused, play_stream
+from arena.seats.link import SeatLink
 from arena.v1 import arena_pb2 as pb
 
 from .harness import (

@@ -14,18 +14,18 @@ import pytest
 
 from arena.bench.inprocess import (
     TEAM_NAMES,
-    InProcessChannel,
     load_python_bot,
     play_game_in_process,
     play_in_process,
 )
 from arena.engine import CARDS, PLAYS, Action, Bid, DecisionKind
 from arena.engine.record import recorded_actions
-from arena.referee.channel import Answer
 from arena.referee.policy import FaultKind
 from arena.referee.result import GameResult
 from arena.referee.table import Table, TableSettings
 from arena.sdk import Bot, Decision
+from arena.seats.channel import Answer
+from arena.seats.inprocess import InProcessChannel
 from arena.v1 import arena_pb2 as pb
 from arena.wire.loop import run as run_loop
 

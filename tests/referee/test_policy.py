@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.link import LinkChannel
 from arena.referee.policy import (
     ANSWERS_IN_TIME,
     ANSWERS_LEGALLY,
@@ -20,8 +19,9 @@ from arena.referee.policy import (
     FaultKind,
     FaultPolicy,
 )
-from arena.referee.server import SeatLink
 from arena.referee.table import Table, TableSettings
+from arena.seats.grpc_seat import GrpcChannel
+from arena.seats.link import SeatLink
 
 PROTOCOL = Path(__file__).parents[2] / "docs" / "PROTOCOL.md"
 
@@ -57,7 +57,7 @@ def test_the_policy_of_each_kind_is_the_documented_one(kind: FaultKind) -> None:
 @pytest.mark.parametrize("kind", list(FaultKind))
 def test_the_table_does_what_the_policy_says(kind: FaultKind) -> None:
     links = [SeatLink(seat, f"token-{seat}", time.monotonic() + 5) for seat in range(6)]
-    channels = [LinkChannel(link) for link in links]
+    channels = [GrpcChannel(link) for link in links]
     table = Table("m", channels, [1], TableSettings(), ["a", "b", "c"])
     state = table.seats[1]
     state.bank_ms = 500.0

@@ -7,17 +7,17 @@ import asyncio
 import time
 
 from arena.engine import DecisionKind
-from arena.referee.link import LinkChannel
 from arena.referee.policy import FaultKind
-from arena.referee.server import SeatLink
 from arena.referee.table import Table, TableSettings, _SeatState
+from arena.seats.grpc_seat import GrpcChannel
+from arena.seats.link import SeatLink
 from arena.wire.answers import Refusal
 
 
 def test_stream_closed_at_the_deadline_is_a_closed_fault() -> None:
     async def main() -> None:
         links = [SeatLink(seat, f"token-{seat}", time.monotonic() + 5) for seat in range(6)]
-        channels = [LinkChannel(link) for link in links]
+        channels = [GrpcChannel(link) for link in links]
         table = Table("m", channels, [1], TableSettings(), ["a", "b", "c"])
         links[2].close()  # the stream ended just as the deadline passed
         state = _SeatState(channels[2])

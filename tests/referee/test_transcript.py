@@ -23,7 +23,7 @@ from arena.referee.transcript import (
     sent,
 )
 from arena.v1 import arena_pb2 as pb
-from arena.wire.jsonlines import to_json
+from arena.wire.pbjson import to_json
 
 STALE = "docs/PROTOCOL.md's {} is stale: run python -m arena.referee.transcript --write"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from arena.engine import JOKER, DecisionKind, effective_suit, left_bauer
 from arena.referee.table import TableSettings
-from arena.referee.trial import CASES, DEFAULT_REQUESTS, SEAT, _request_message, scenarios
+from arena.referee.trial import CASES, DEFAULT_REQUESTS, SEAT, _request, scenarios
 from arena.v1 import arena_pb2 as pb
-from arena.wire.protocol import KIND_TO_PB
+from arena.wire.protocol import KIND_TO_PB, request_to_pb, told_to_pb
 
 
 def test_every_case_is_found_in_turn_and_matches() -> None:
@@ -58,7 +58,8 @@ def test_scenarios_are_deterministic_and_count_what_was_asked() -> None:
 def test_a_request_is_told_as_the_first_message_of_its_own_game() -> None:
     settings = TableSettings(decision_ms=250, overage_ms=4000)
     scenario = scenarios(len(CASES))[-1]
-    message = _request_message(scenario, 7, 8, settings)
+    told = _request(scenario, 7, 8, settings)  # as the seat's channel sends it over gRPC
+    message = pb.RefereeMessage(events=told_to_pb(told.events), request=request_to_pb(told))
     events = list(message.events)
     assert events[0].WhichOneof("body") == "game_started"
     assert events[0].game_started.game_index == 7

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +15,13 @@ from bots.helpers import alive_processes_in_group
 
 from arena.bots import load_bot
 from arena.bots.samples import sample_bots_dir
-from arena.engine import replay
+from arena.engine import Game, random_legal_action, replay, view
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
 from arena.referee.table import Table, TableSettings
+from arena.wire.jsonlines import answer_fields, match_over_line, request_line
+from arena.wire.seat import Request
+from arena.wire.values import action_of
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = TableSettings(decision_ms=200, overage_ms=300, join_timeout_s=3)
@@ -159,17 +164,21 @@ class Watch(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, Watch())
-import {module}
+{code}
 """
 
 
-@pytest.mark.parametrize("module", ["arena.sdk", "arena.sdk.bot", "arena.referee.server"])
-def test_grpc_is_imported_after_its_environment_is_set(module: str) -> None:
+@pytest.mark.parametrize(
+    "code",
+    # A gRPC bot's SDK imports grpc when it dials (run -> play_stream), the referee at once.
+    ["import arena.sdk.bot as sdk; sdk._grpc()", "import arena.referee.server"],
+)
+def test_grpc_is_imported_after_its_environment_is_set(code: str) -> None:
     """A bot process must run grpc's polling transport, as the referee does: grpc reads its
     experiments once, on import. A bot that imported grpc first answered 4x slower."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
     done = subprocess.run(
-        [sys.executable, "-c", GRPC_SEES.replace("{module}", module)],
+        [sys.executable, "-c", GRPC_SEES.replace("{code}", code)],
         capture_output=True,
         text=True,
         env=env,
@@ -177,3 +186,49 @@ def test_grpc_is_imported_after_its_environment_is_set(module: str) -> None:
         check=True,
     )
     assert done.stdout.strip() == "-event_engine_client,-event_engine_listener"
+
+
+STDIO_BOT = """
+import sys
+from arena.sdk import Bot, run
+run(Bot())
+heavy = ("grpc", "google.protobuf", "asyncio", "uvloop", "arena.v1")
+print(" ".join(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m in heavy)),
+      file=sys.stderr)
+"""
+
+
+def test_a_stdio_bot_plays_with_no_grpc_protobuf_or_event_loop_imported() -> None:
+    """The SDK over stdio answers every request of a game, legally, having imported none
+    of gRPC, protobuf, the generated messages or an event loop: JSON lines only."""
+    game = Game(seed=4)
+    rng = random.Random(4)
+    lines, legal = [], {}
+    while not game.is_over:
+        seat, kind = game.to_act, game.decision_kind
+        assert kind is not None
+        request_id = len(lines) + 1
+        request = Request(request_id, kind, view(game, seat), game.legal(), 0, 1000, 10_000)
+        lines.append(request_line(request))
+        legal[request_id] = game.legal()
+        game.apply(random_legal_action(game.legal(), rng))
+    lines.append(match_over_line("finished"))
+    done = subprocess.run(
+        [sys.executable, "-c", STDIO_BOT],
+        input=b"".join(lines),
+        capture_output=True,
+        env=bot_env(ARENA_PROTOCOL="stdio"),
+        timeout=60,
+        check=True,
+    )
+    join, *answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert join["join"]["botName"] == "python-bot"
+    assert len(answers) == len(legal)
+    for answer in answers:
+        fields = answer_fields(answer)
+        assert fields is not None
+        request_id, field, value = fields
+        request_legal = legal[request_id]
+        assert request_legal.kind is not None
+        assert action_of(request_legal.kind, field, value) in request_legal
+    assert done.stderr.decode().strip() == ""

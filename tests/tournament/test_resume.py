@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from arena.engine import replay
-from arena.referee.server import SeatLink
+from arena.seats.link import SeatLink
 from arena.tournament.executor import InProcessExecutor
 from arena.tournament.runner import RunConfig, RunProgress, RunSummary, TournamentRunner
 from arena.tournament.schedule import RunKey, round_robin

@@ -18,6 +18,7 @@ from arena.wire.answers import (
     decode_answer,
     message_text,
 )
+from arena.wire.faults import clip
 
 OPEN = 5  # the open request's id
 
@@ -84,15 +85,25 @@ def test_a_card_not_written_exactly_is_malformed() -> None:
 def test_what_was_sent_is_kept_abbreviated() -> None:
     garbage = bytes(range(256))
     refused = refusal(garbage)
-    assert refused.sent == garbage[: SENT_LIMIT // 2].hex()[:SENT_LIMIT] + "…"
+    # Cut on a whole byte, and marked with the whole length.
+    assert refused.sent == garbage[: SENT_LIMIT // 2].hex() + "… (256 bytes)"
     assert abbreviate(b"\x01\x02") == "0102"
     # Cut whenever the hex is longer than the limit, not only the bytes.
     just_over = bytes(SENT_LIMIT // 2 + 1)
-    assert abbreviate(just_over) == "00" * (SENT_LIMIT // 2) + "…"
+    assert abbreviate(just_over) == "00" * (SENT_LIMIT // 2) + f"… ({SENT_LIMIT // 2 + 1} bytes)"
     assert abbreviate(bytes(SENT_LIMIT // 2)) == "00" * (SENT_LIMIT // 2)
+
+
+def test_a_reason_quotes_a_parsers_words_whole() -> None:
+    words = 'Message type "arena.v1.Answer" has no field named "colour" at "BotMessage.answer".'
+    assert clip(words + "\n Available Fields: ...") == words
+    cut = clip(words, 50)
+    assert cut.endswith("…") and len(cut) <= 51
+    assert words.startswith(cut[:-1]) and words[len(cut) - 1] == " "  # after a whole word
 
 
 def test_a_well_formed_answer_refused_is_kept_as_its_text() -> None:
     refused = refusal(answer(request_id=OPEN + 1, bid=0))
     assert refused.sent == f"answer {{ request_id: {OPEN + 1} bid: 0 }}"
-    assert abbreviate("x" * (SENT_LIMIT + 1)) == "x" * SENT_LIMIT + "…"
+    over = SENT_LIMIT + 1
+    assert abbreviate("é" * over) == "é" * SENT_LIMIT + f"… ({over} characters)"

@@ -1,76 +1,158 @@
-"""The stdio seats' JSON mapping (``arena.wire.jsonlines``) is protobuf's own: on every
-message of real games it writes what ``json_format.MessageToDict`` writes with every
-field shown, and reads it back; other spellings the mapping allows go to ``json_format``."""
+"""The stdio seats' lines written and read straight from engine values (``arena.wire.jsonlines``)
+are protobuf's JSON mapping to the byte: every line of random games is what the message
+built by ``arena.wire.protocol`` and written by ``arena.wire.pbjson.line_of`` (held to
+``json_format`` in test_pbjson) is, and every reading is protobuf's reading."""
 
 from __future__ import annotations
 
-import random
+import json
+from typing import Any
 
-import pytest
-from google.protobuf import json_format
-from google.protobuf.message import Message
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from arena.engine import Game, random_legal_action, view
-from arena.engine.events import is_told_to
+from arena.engine import DecisionKind
 from arena.v1 import arena_pb2 as pb
-from arena.wire.jsonlines import from_json, to_json
+from arena.wire import jsonlines
+from arena.wire.answers import (
+    Refusal,
+    abbreviate,
+    decode_line,
+    decode_message,
+    read_line,
+    read_message,
+)
+from arena.wire.pbjson import line_of
 from arena.wire.protocol import (
     PROTOCOL_VERSION,
     action_to_answer,
+    legal_from_pb,
     notice_to_pb,
-    request_to_pb,
+    request_into,
     told_to_pb,
+    view_from_pb,
     welcome_to_pb,
 )
-from arena.wire.seat import GameStarted, Notice, Request, Welcome
+from arena.wire.seat import Notice, Request, Welcome
+from arena.wire.values import KIND_NAMES, SUIT_NAMES
+from wire.games import requests_of
 
 
-def game_messages(seed: int) -> list[Message]:
-    """Every message of seat-by-seat play of one random game, both ways."""
-    rng = random.Random(seed)
-    game = Game(seed=seed)
-    welcome = Welcome(2, 2, 5, 3, 1000, 10_000, 200, ("a", "b", "c"), "m")
-    messages: list[Message] = [pb.RefereeMessage(welcome=welcome_to_pb(welcome))]
-    join = pb.Join(token="t", bot_name="b", bot_version="1", protocol_version=PROTOCOL_VERSION)
-    messages.append(pb.BotMessage(join=join))
-    cursors = [0] * 6
-    request_id = 0
-    while not game.is_over:
-        seat = game.to_act
-        kind = game.decision_kind
-        assert kind is not None
-        told = [e for e in game.events[cursors[seat] :] if is_told_to(e, seat)]
-        if cursors[seat] == 0:
-            told.insert(0, GameStarted(0, game.first_dealer))
-        cursors[seat] = len(game.events)
-        request_id += 1
-        request = Request(request_id, kind, view(game, seat), game.legal(), 0, 1000, 777, told)
-        messages.append(pb.RefereeMessage(events=told_to_pb(told), request=request_to_pb(request)))
-        action = random_legal_action(game.legal(), rng)
-        messages.append(pb.BotMessage(answer=action_to_answer(request_id, action)))
-        game.apply(action)
-    notice = Notice("timeout", "no answer within 1000 ms plus the bank", 3, "pass")
-    messages.append(pb.RefereeMessage(notice=notice_to_pb(notice)))
-    messages.append(pb.RefereeMessage(match_over=pb.MatchOver(reason="finished")))
-    return messages
+def message_of(request: Request) -> pb.RefereeMessage:
+    message = pb.RefereeMessage(events=told_to_pb(request.events))
+    request_into(message.request, request)
+    return message
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2])
-def test_every_message_of_a_game_is_written_and_read_as_json_format_does(seed: int) -> None:
-    for message in game_messages(seed):
-        expected = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
-        written = to_json(message)
-        assert written == expected
-        assert from_json(written, type(message)()) == message
+@settings(max_examples=5)
+@given(st.integers(0, 2**32))
+def test_every_line_of_a_random_game_is_the_protobuf_mappings_to_the_byte(seed: int) -> None:
+    for request, action in requests_of(seed):
+        if action is None:  # the end of the game, told with no decision
+            told = pb.RefereeMessage(events=told_to_pb(request.events))
+            assert jsonlines.tell_line(request.events) == line_of(told)
+            continue
+        message = message_of(request)
+        line = jsonlines.request_line(request)
+        assert line == line_of(message)
+        # The SDK reads it back as protobuf reads it.
+        data = json.loads(line)["request"]
+        kind = request.kind
+        assert jsonlines.view_from_json(data["view"], kind) == view_from_pb(
+            message.request.view, kind
+        )
+        hand = request.view.hand
+        assert jsonlines.legal_from_json(kind, data["legal"], request.view.seat, hand) == (
+            legal_from_pb(kind, message.request.legal, request.view.seat, hand)
+        )
+        answer = pb.BotMessage(answer=action_to_answer(request.id, action))
+        assert jsonlines.answer_line(request.id, action) == line_of(answer)
 
 
-def test_the_mappings_other_spellings_are_read_and_unknown_fields_refused() -> None:
-    answer = pb.BotMessage(answer=pb.Answer(request_id=17, trump=pb.SUIT_HEARTS))
-    for spelling in (
-        {"answer": {"requestId": "17", "trump": "SUIT_HEARTS"}},
-        {"answer": {"request_id": 17, "trump": 3}},
+printable = st.text(st.characters(), max_size=30)
+
+
+@given(printable, printable, st.lists(printable, max_size=3), st.integers(0, 2**32 - 1))
+def test_welcomes_notices_joins_and_ends_are_the_mappings_whatever_their_text(
+    first: str, second: str, names: list[str], number: int
+) -> None:
+    welcome = Welcome(1, 1, 4, number, 1000, 10_000, 200, tuple(names), first)
+    assert jsonlines.welcome_line(welcome) == line_of(
+        pb.RefereeMessage(welcome=welcome_to_pb(welcome))
+    )
+    notice = Notice(second, first, number, second)
+    assert jsonlines.notice_line(notice) == line_of(pb.RefereeMessage(notice=notice_to_pb(notice)))
+    over = pb.RefereeMessage(match_over=pb.MatchOver(reason=first))
+    assert jsonlines.match_over_line(first) == line_of(over)
+    join = pb.Join(bot_name=first, bot_version=second, protocol_version=PROTOCOL_VERSION)
+    assert jsonlines.join_line(first, second) == line_of(pb.BotMessage(join=join))
+
+
+def test_the_names_of_suits_kinds_and_the_version_are_the_protos() -> None:
+    assert set(SUIT_NAMES.values()) == set(pb.Suit.keys()) - {"SUIT_UNSPECIFIED"}
+    assert {pb.Suit.Value(name) for name in SUIT_NAMES.values()} == {1, 2, 3, 4}
+    assert set(KIND_NAMES.values()) == set(pb.DecisionKind.keys()) - {"DECISION_KIND_UNSPECIFIED"}
+    assert pb.ProtocolVersion.Value(jsonlines.PROTOCOL_VERSION_NAME) == PROTOCOL_VERSION
+
+
+def by_the_mapping(line: bytes, kind: DecisionKind, request_id: int) -> object:
+    """What a line means read through protobuf's JSON mapping alone (no fast path)."""
+    read = read_line(line)
+    if isinstance(read, Refusal):
+        return read
+    message = read_message(*read)
+    if isinstance(message, Refusal):
+        return message
+    return decode_message(message, kind, request_id, abbreviate(read[1]))
+
+
+OPEN = 7
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**65), 2**65),
+    st.sampled_from(["7", "07", "0", "-1", "7.0", "١٧", " 7", "18446744073709551616"]),
+    st.sampled_from(["JH", "jh", "TS", "10S", "JK", "SUIT_HEARTS", "SUIT_UNSPECIFIED", "3"]),
+    st.floats(allow_nan=False),
+    st.text(max_size=8),
+)
+answer_values = st.one_of(
+    scalars,
+    st.lists(scalars, max_size=3),
+    st.fixed_dictionaries({"cards": st.lists(st.sampled_from(["2C", "3D", "2C", "JK", 3]))}),
+    st.dictionaries(st.sampled_from(["cards", "card"]), scalars, max_size=2),
+)
+answer_keys = st.sampled_from(
+    ["requestId", "request_id", "bid", "trump", "discard", "card", "colour", "cards"]
+)
+answers = st.fixed_dictionaries(
+    {"answer": st.dictionaries(answer_keys, answer_values, max_size=3)}
+) | st.dictionaries(st.sampled_from(["answer", "join", "x"]), answer_values, max_size=2)
+
+
+@given(answers, st.sampled_from(list(DecisionKind)), st.booleans())
+def test_a_bots_line_means_what_protobufs_mapping_says(
+    data: Any, kind: DecisionKind, usual: bool
+) -> None:
+    """The usual form is read straight into the action; every other line, and every
+    refusal, is judged by the mapping itself: the two never disagree."""
+    if usual and isinstance(data.get("answer"), dict):
+        data["answer"]["requestId"] = str(OPEN)
+    line = json.dumps(data).encode()
+    assert decode_line(line, kind, OPEN) == by_the_mapping(line, kind, OPEN)
+
+
+def test_the_usual_answers_are_read_without_the_mapping() -> None:
+    assert jsonlines.answer_fields({"answer": {"requestId": "17", "card": "JH"}}) == (
+        17,
+        "card",
+        "JH",
+    )
+    for unusual in (
+        {"answer": {"request_id": 17, "card": "JH"}},
+        {"answer": {"requestId": 17, "card": "JH"}},
+        {"answer": {"requestId": "17", "trump": 3}},
+        {"answer": {"requestId": "17", "bid": True}},
+        {"answer": {"requestId": "17", "card": "JH", "colour": "red"}},
     ):
-        assert from_json(spelling, pb.BotMessage()) == answer
-    with pytest.raises(json_format.ParseError):
-        from_json({"answer": {"requestId": "17", "colour": "red"}}, pb.BotMessage())
+        assert jsonlines.answer_fields(unusual) is None, unusual

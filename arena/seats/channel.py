@@ -15,9 +15,8 @@ nothing else of its seats: not the transport, not the generated messages. What i
 
 The values (``Welcome``, ``Request``, ``Notice``, ``GameStarted``) are in ``arena.wire.seat``,
 where the wire converts them. The time control and the fault policy stay in the table,
-the same for every channel: the gRPC and standard input/output channels
-(``arena.referee.link``, ``arena.referee.stdio``) and the in-process one
-(``arena.bench.inprocess``).
+the same for every channel of this package: gRPC (``arena.seats.grpc_seat``), standard
+input/output (``arena.seats.stdio``) and in-process (``arena.seats.inprocess``).
 """
 
 from __future__ import annotations

@@ -1,22 +1,23 @@
-"""A seat reached through a ``SeatLink``: the messages of ``arena.v1``, over gRPC or JSON lines.
+"""A seat whose bot dials the referee over gRPC: the messages of ``arena.v1`` on one stream.
 
-``LinkChannel`` is the ``SeatChannel`` (``arena.referee.channel``) of a seat whose bot is a
-process speaking the protocol: it turns the table's values into ``RefereeMessage``s (the
-wire's ``arena.wire.protocol``) and the bot's ``BotMessage``s into answers or refusals
-(``arena.wire.answers``). The link carries them: a gRPC stream (``arena.referee.server``)
-or the bot's standard input and output (``arena.referee.stdio``), whose reader puts
-messages it has already parsed in the same inbox.
+``GrpcChannel`` is the ``SeatChannel`` (``arena.seats.channel``) of such a seat: it turns
+the table's values into ``RefereeMessage``s (the wire's ``arena.wire.protocol``) written
+on the seat's call, and the bot's ``BotMessage`` bytes, which ``read_into`` moves from the
+call into the link's inbox as they come, into answers or refusals
+(``arena.wire.answers``). The servers and the tokens that bind a call to its seat are the
+referee's (``arena.referee.server``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
+from typing import Any
 
-from arena.bots.cgroup import CpuMeter
 from arena.engine import DecisionKind
 from arena.v1 import arena_pb2 as pb
-from arena.wire.answers import decode_answer, decode_message
-from arena.wire.faults import Refusal
+from arena.wire.answers import decode_answer
+from arena.wire.grpc_env import configure_grpc
 from arena.wire.protocol import (
     notice_to_pb,
     request_into,
@@ -25,62 +26,48 @@ from arena.wire.protocol import (
 )
 
 from .channel import Answer, Notice, Request, Told, Welcome
-from .server import InboxItem, LinkClosedError, SeatLink
+from .link import INBOX_LIMIT, InboxItem, LinkClosedError, LinkedSeat, SeatLink
 
-__all__ = ["LinkChannel", "decode_item"]
+configure_grpc()  # grpc reads its settings once, when first imported
+import grpc  # noqa: E402
+
+__all__ = ["GrpcChannel", "decode_item", "read_into"]
 
 
 def decode_item(item: InboxItem, kind: DecisionKind, request_id: int) -> Answer:
-    """What one item of a seat's inbox means while ``request_id`` is open."""
+    """What one item of a gRPC seat's inbox means while ``request_id`` is open."""
     if item is None:
         raise LinkClosedError
-    if isinstance(item, bytes):
-        return decode_answer(item, kind, request_id)
-    if isinstance(item, Refusal):
-        return item
-    message, sent = item
-    return decode_message(message, kind, request_id, sent)
+    return decode_answer(item, kind, request_id)
 
 
-class LinkChannel:
-    """The table's side of a ``SeatLink`` (see the module's docstring)."""
+async def read_into(link: SeatLink, context: Any) -> None:
+    """Move the bot's messages from its call (a ``grpc.aio.ServicerContext``) into its
+    inbox until the call ends; a full inbox drops them (flood)."""
+    try:
+        while True:
+            raw = await context.read()
+            if raw is grpc.aio.EOF:
+                break
+            if link.inbox.qsize() >= INBOX_LIMIT:
+                link.overflow += 1
+                continue
+            if link.tap is not None:
+                link.tap("up", raw)
+            link.inbox.put_nowait(raw)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        pass
+    link.close()
 
-    def __init__(self, link: SeatLink) -> None:
-        self.link = link
 
-    def __repr__(self) -> str:
-        return f"<LinkChannel seat {self.link.seat}>"
-
-    @property
-    def seat(self) -> int:
-        return self.link.seat
-
-    @property
-    def joined(self) -> bool:
-        return self.link.joined.is_set()
-
-    @property
-    def gone(self) -> bool:
-        return self.link.gone.is_set()
+class GrpcChannel(LinkedSeat):
+    """The table's side of a gRPC seat's ``SeatLink`` (see the module's docstring)."""
 
     @property
     def connected(self) -> bool:
         return self.link.connected
-
-    @property
-    def close_reason(self) -> str:
-        return self.link.close_reason
-
-    @property
-    def ended(self) -> str:
-        return self.link.ended
-
-    @property
-    def cpu_meter(self) -> CpuMeter | None:
-        return self.link.cpu_meter
-
-    async def wait_joined(self) -> None:
-        await self.link.joined_or_gone()
 
     def take_overflow(self) -> int:
         dropped, self.link.overflow = self.link.overflow, 0
