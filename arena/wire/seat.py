@@ -1,4 +1,4 @@
-"""What the table and a seat say to each other, in engine types (``arena.referee.channel``).
+"""What the table and a seat say to each other, in engine types (``arena.seats.channel``).
 
 Plain values with no generated code behind them: the table builds them, and each channel
 turns them into what its transport carries (``arena.wire.protocol`` makes the protobuf
