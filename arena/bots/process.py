@@ -491,7 +491,7 @@ def start_bot(
                 for path in walk_tree(sandbox.bot_dir):  # a build writes into its copy
                     os.lchown(path, user.uid, user.uid)
             seccomp = filter_fd()
-            if stdio:
+            if stdio and not sandbox.writable:  # a seat's protocol (a build's pipes carry files)
                 inner, protocol = _protocol_pipes()
             sandbox = dataclasses.replace(
                 sandbox,
