@@ -28,6 +28,8 @@ from arena.tournament.executor import play_match_collected
 from arena.tournament.local import LocalProcessExecutor
 from arena.tournament.messages import (
     GameFinished,
+    GameMayStart,
+    GameWanted,
     MatchFailed,
     MatchFinished,
     MatchLaunched,
@@ -383,14 +385,20 @@ def _next_report(results: multiprocessing.connection.Connection, timeout: float)
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> None:
-    """Told ``OpenTables`` then ``PlayMatch``, it reports the match's launch, each game not
-    skipped in order, its end; told ``StopReferee``, its own CPU, and exits cleanly."""
+    """Told ``OpenTables`` then ``PlayMatch``, it reports the match's launch; before each
+    game not skipped, in the plan's order, it asks for the game's deal and plays it only
+    once granted; then its end; told ``StopReferee``, its own CPU, and exits cleanly."""
     plan = _plan("t0-s1", ("greedy", "lowest", "lowest"), (21, 22, 23), tmp_path / "logs")
+    plan.order = (2, 0, 1)
     with _referee_process() as (process, commands, results):
         send(commands, OpenTables(tables=1, join_timeout=30.0))
         send(commands, PlayMatch(ticket=7, plan=plan, skip=frozenset({1})))
         reports = [_next_report(results, 60)]
         while not isinstance(reports[-1], MatchFinished | MatchFailed):
+            if isinstance(wanted := reports[-1], GameWanted):
+                # Not granted yet: the table waits, and says nothing more meanwhile.
+                assert not results.poll(0.5), "a game started without its deal's lease"
+                send(commands, GameMayStart(wanted.ticket, wanted.index))
             reports.append(_next_report(results, 60))
         send(commands, StopReferee())
         exited = _next_report(results, 30)
@@ -398,13 +406,16 @@ def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> 
     stderr = process.stderr.read().decode() if process.stderr else ""
     assert [type(r) for r in reports] == [
         MatchLaunched,
+        GameWanted,
         GameFinished,
+        GameWanted,
         GameFinished,
         MatchFinished,
     ], (reports, stderr)
     assert {r.ticket for r in reports if not isinstance(r, RefereeExited)} == {7}
+    wanted = [r.index for r in reports if isinstance(r, GameWanted)]
     games = [r.result for r in reports if isinstance(r, GameFinished)]
-    assert [g.game_index for g in games] == [0, 2]
+    assert wanted == [g.game_index for g in games] == [2, 0]
     done = reports[-1]
     assert isinstance(done, MatchFinished)
     assert (done.outcome.match_id, done.outcome.games_played) == ("t0-s1", 2)
