@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -25,13 +24,12 @@ from arena.referee.policy import (
     JOINS,
     POLICY,
     SUBMISSION_CHECKS,
-    ArenaTrouble,
     Fault,
     FaultKind,
 )
 from arena.referee.table import TableSettings
 from arena.tournament.registry import RegisteredBot, Registry
-from arena.tournament.runner import MATCH_ATTEMPTS, REPLAY_PAUSE_S
+from arena.tournament.retry import MatchUnplayableError, RetryPolicy
 from arena.tournament.schedule import RunKey
 from arena.wire.loop import run as run_loop
 
@@ -77,23 +75,26 @@ async def _validate_match(
 ) -> tuple[list[Fault], list[int]]:
     cache = BotCache()
     opponents = [cache.prepare(load_bot(sample_bot(name)), options) for name in OPPONENTS]
-    plan = MatchPlan(
-        match_id="validation",
-        entrants=(spec, opponents[0], opponents[1]),
-        seeds=[RunKey.generate().game(k) for k in range(games)],
-        log_dir=log_dir,
+    plan = MatchPlan.of(
+        "validation",
+        (spec, opponents[0], opponents[1]),
+        [RunKey.generate().game(k) for k in range(games)],
+        log_dir,
+        options,
         settings=settings,
-        limits=options.limits,
-        sandbox=options.sandbox,
-        workdir_bytes=options.workdir_bytes,
-        pass_env=options.pass_env,
         private=private,
     )
-    async with Referee() as referee:
-        match = Match(referee, plan)
-        table = await match.play()
-    faults = [f for f in table.faults if f.seat in CANDIDATE_SEATS]
-    return faults, [s for s in match.lingering if s in CANDIDATE_SEATS]
+
+    async def attempt() -> tuple[list[Fault], list[int]]:
+        async with Referee() as referee:
+            match = Match(referee, plan)
+            table = await match.play()
+        faults = [f for f in table.faults if f.seat in CANDIDATE_SEATS]
+        return faults, [s for s in match.lingering if s in CANDIDATE_SEATS]
+
+    # The arena's trouble (no seat joined, a process not started) is tried again with the
+    # same deals, as any match of a run is.
+    return await RetryPolicy().play(attempt)
 
 
 def validate(
@@ -129,18 +130,14 @@ def validate(
         if spec.build and options.build:
             checks.append(Check("builds", True, spec.build_line))
         log_dir = root / "logs"
-        for attempt in range(1, MATCH_ATTEMPTS + 1):
-            try:
-                faults, lingering = run_loop(
-                    _validate_match(runnable, games, settings, log_dir, options, (root, *private))
-                )
-                break
-            except ArenaTrouble as trouble:
-                if attempt == MATCH_ATTEMPTS:
-                    detail = f"not run: {trouble} ({MATCH_ATTEMPTS} times)"
-                    checks += [Check(name, None, detail) for name in (*SUBMISSION_CHECKS, EXITS)]
-                    return spec, checks, ""
-                time.sleep(REPLAY_PAUSE_S * attempt)
+        try:
+            faults, lingering = run_loop(
+                _validate_match(runnable, games, settings, log_dir, options, (root, *private))
+            )
+        except MatchUnplayableError as unplayable:
+            detail = f"not run: {unplayable.trouble} ({unplayable.attempts} times)"
+            checks += [Check(name, None, detail) for name in (*SUBMISSION_CHECKS, EXITS)]
+            return spec, checks, ""
         checks += _judge(faults, lingering)
         tail = read_log_tail(log_dir / f"seat{CANDIDATE_SEATS[0]}.log")
     return spec, checks, tail
