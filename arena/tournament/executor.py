@@ -79,6 +79,9 @@ class MatchExecutor(Protocol):
     that match (its bots with it) and returns once its games stopped.
     """
 
+    # The leases of the deals of every game it plays: held here, in the coordinator.
+    leases: DealLeases
+
     @property
     def tables(self) -> int: ...
 
@@ -182,8 +185,9 @@ class InProcessExecutor:
         except BaseException:
             # Given up before a table took it (cancelled): its bots end now, once their
             # launch is over, rather than with the executor.
-            self.matches.remove(match)
-            await asyncio.shield(self._end_unplayed(match))
+            if match in self.matches:
+                self.matches.remove(match)
+                await asyncio.shield(self._end_unplayed(match))
             raise
         # A table waiting for a launch is waiting for start-up too.
         waited = time.monotonic() - idle_since

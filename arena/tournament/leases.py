@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Hashable
 from typing import TYPE_CHECKING
@@ -41,6 +42,10 @@ class DealLeases:
     def __init__(self) -> None:
         self._holders: dict[GameKey, Hashable] = {}
         self._waiting: dict[GameKey, deque[tuple[Hashable, asyncio.Future[None]]]] = {}
+        # What the leases cost: games that had to wait for their deal, and the seconds
+        # their tables waited in all (the runner's summary says it).
+        self.waits = 0
+        self.waited_seconds = 0.0
 
     @property
     def live(self) -> frozenset[GameKey]:
@@ -59,6 +64,8 @@ class DealLeases:
         granted = asyncio.get_running_loop().create_future()
         entry = (holder, granted)
         self._waiting.setdefault(deal, deque()).append(entry)
+        self.waits += 1
+        since = time.monotonic()
         try:
             await granted
         except BaseException:
@@ -71,6 +78,8 @@ class DealLeases:
                     if not queue:
                         del self._waiting[deal]
             raise
+        finally:
+            self.waited_seconds += time.monotonic() - since
 
     def release(self, deal: GameKey, holder: Hashable) -> None:
         """``holder`` is done with ``deal``: the next waiter gets it. Releasing a lease one

@@ -66,11 +66,16 @@ class PlayMatch:
 
 
 @dataclass(frozen=True)
-class GameMayStart:
-    """Game ``index`` of match ``ticket`` holds its deal's lease: its table may play it."""
+class _GameOfMatch:
+    """Game ``index`` of match ``ticket``: what the two messages about a deal's lease name."""
 
     ticket: int
     index: int
+
+
+@dataclass(frozen=True)
+class GameMayStart(_GameOfMatch):
+    """The game holds its deal's lease: its table may play it."""
 
 
 @dataclass(frozen=True)
@@ -99,12 +104,8 @@ class MatchLaunched:
 
 
 @dataclass(frozen=True)
-class GameWanted:
-    """Game ``index`` of match ``ticket`` is next on its table, which waits for its
-    deal's lease (``GameMayStart``)."""
-
-    ticket: int
-    index: int
+class GameWanted(_GameOfMatch):
+    """The game is next on its table, which waits for its deal's lease (``GameMayStart``)."""
 
 
 @dataclass(frozen=True)

@@ -167,6 +167,8 @@ class RunSummary:
     bots_cpu_seconds: float | None = 0.0
     # CPU of each referee process apart from this one; () where this process referees.
     referee_cpu_seconds: tuple[float, ...] = ()
+    # What the deals' leases cost: seconds tables waited for a deal played at another.
+    deal_wait_seconds: float = 0.0
 
 
 OnProgress = Callable[[RunProgress], None]
@@ -242,6 +244,7 @@ class TournamentRunner:
         finally:
             summary.wall_seconds = time.monotonic() - started
             summary.referee_cpu_seconds = self.executor.referee_cpu_seconds
+            summary.deal_wait_seconds = self.executor.leases.waited_seconds
         store.finish_run(run_id, "finished")
         return summary
 
