@@ -43,7 +43,7 @@ from arena.tournament.messages import (
     read_report,
     send,
 )
-from arena.tournament.runner import run_tournament
+from arena.tournament.runner import RunConfig, run_tournament
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import ResultsStore
 from arena.wire.loop import run as run_loop
@@ -51,12 +51,16 @@ from arena.wire.loop import run as run_loop
 from .helpers import (
     arena_command,
     assert_same_records,
+    deal_clocks,
     describe,
+    games_as_played,
     integrity_check,
     kill_bots,
     live_pids,
+    overlapping,
     run_statuses,
     runs,
+    same_start,
     sample,
     sample_path,
     samples_run,
@@ -91,15 +95,27 @@ def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(240)
-def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> None:
-    """Same seed, deterministic bots: the same games, card for card, each stored once."""
+@pytest.mark.timeout(300)
+def test_referee_processes_play_the_games_one_referee_plays_never_a_deal_twice_at_once(
+    tmp_path: Path,
+) -> None:
+    """Same seed, deterministic bots: the same games, card for card, each stored once; and
+    on two tables, one referee or two referee processes, with every seating starting at
+    the same game, no game overlaps one of its deal. A game's span is as its six bots
+    lived it (the deal-clock bots' logs: first message to last answer, on the machine's
+    one monotonic clock); games of different deals did run side by side."""
+    entrants = deal_clocks(tmp_path / "bots")
     records = {}
     for referees in (1, 2):
         db = tmp_path / f"referees{referees}.db"
-        config = samples_run(db, ("greedy", "lowest"), games=GAMES, referees=referees)
-        summary = run_tournament(config, tmp_path / f"logs{referees}")
+        config = RunConfig(entrants, GAMES, 4242, jobs=2, db_path=db, referees=referees)
+        logs = tmp_path / f"logs{referees}"
+        summary = run_tournament(config, logs, schedule=same_start(entrants, GAMES))
         assert (summary.played, summary.skipped) == (len(EXPECTED), 0)
+        spans = games_as_played(logs)
+        assert len(spans) == len(EXPECTED), sorted(spans)
+        assert overlapping(spans, same_deal=True) == [], f"{referees} referee processes"
+        assert overlapping(spans, same_deal=False), "the two tables never played at once"
         # This process referees the first; two referee processes, each busy, the second.
         assert len(summary.referee_cpu_seconds) == (0 if referees == 1 else 2)
         assert all(cpu > 0 for cpu in summary.referee_cpu_seconds)

@@ -1,4 +1,7 @@
-"""No deal live at two tables: the leases themselves."""
+"""No deal live at two tables: the leases themselves, and the tables a run opens for its
+deals. Real multi-table runs in which no two games of one deal are played at once: this
+process's referee and referee processes in test_executor.py, a Dask cluster in
+tests/cluster/test_cluster_run.py."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import GameKey
-from arena.tournament.leases import DealLeases
+from arena.tournament.leases import DealLeases, tables_for_deals
 from arena.wire.loop import run as run_loop
 
 DEALS = [GameKey.from_seed(seed) for seed in range(3)]
@@ -126,3 +129,11 @@ def test_whatever_the_interleaving_no_deal_ever_has_two_holders(
         assert all(not queue for queue in asked.values())
 
     run_loop(scenario())
+
+
+def test_a_run_opens_no_more_tables_than_it_has_deals() -> None:
+    assert tables_for_deals(8, 3) == (
+        3,
+        "--jobs 8: 3 tables, one per deal (--games 3): no deal is played at two tables at once",
+    )
+    assert tables_for_deals(2, 10)[0] == 2

@@ -64,14 +64,19 @@ class Told(FixedSchedule):
         self.ended.append(match.key)
 
 
-def _config(tmp_path: Path, games: int, **more: object) -> RunConfig:
+def _config(
+    tmp_path: Path,
+    games: int,
+    entrants: tuple[BotSpec, ...] = ENTRANTS,
+    settings: TableSettings | None = None,
+) -> RunConfig:
     return RunConfig(
-        entrants=ENTRANTS,
+        entrants=entrants,
         games=games,
         seed=11,
         jobs=1,
         db_path=tmp_path / "arena.db",
-        **more,  # type: ignore[arg-type]
+        settings=settings or TableSettings(),
     )
 
 
@@ -269,16 +274,10 @@ def _never_joins(root: Path, name: str) -> BotSpec:
 @pytest.mark.timeout(120)
 def test_a_match_given_up_is_the_schedules_to_judge(tmp_path: Path) -> None:
     """Real processes that never join: the arena's trouble, tried again with a line each
-    time, then given up; a schedule that goes on (a ladder) plays its next match."""
+    time, then given up; a schedule that goes on (a ladder) is told, and the run ends as
+    any run does, nothing of the match stored."""
     silent = (_never_joins(tmp_path / "a", "silent_a"), _never_joins(tmp_path / "b", "silent_b"))
-    config = RunConfig(
-        entrants=silent,
-        games=1,
-        seed=3,
-        jobs=1,
-        db_path=tmp_path / "arena.db",
-        settings=TableSettings(join_timeout_s=1.0),
-    )
+    config = _config(tmp_path, 1, silent, TableSettings(join_timeout_s=1.0))
     schedule = GoingOn(config.entrants, round_robin(2, 1)[:1])
     notices: list[str] = []
     summary = _run(
