@@ -126,7 +126,8 @@ def tables_for_deals(tables: int, deals: int) -> tuple[int, str]:
     """A run of ``deals`` deals (games per seating) plays at most that many games at
     once: the tables worth opening for ``tables`` asked, and the line that says so."""
     kept = max(1, min(tables, deals))
+    at_once = "1 table at a time" if kept == 1 else f"{kept} tables at once"
     return kept, (
-        f"--jobs {tables}: {kept} tables, one per deal (--games {deals}): no deal is played "
-        "at two tables at once"
+        f"playing {at_once}, not {tables}: the run has {deals} deal{'s' * (deals != 1)} "
+        "(--games), and no deal is played at two tables at once"
     )

@@ -134,6 +134,9 @@ def test_whatever_the_interleaving_no_deal_ever_has_two_holders(
 def test_a_run_opens_no_more_tables_than_it_has_deals() -> None:
     assert tables_for_deals(8, 3) == (
         3,
-        "--jobs 8: 3 tables, one per deal (--games 3): no deal is played at two tables at once",
+        "playing 3 tables at once, not 8: the run has 3 deals (--games), and no deal is "
+        "played at two tables at once",
     )
+    kept, said = tables_for_deals(2, 1)
+    assert kept == 1 and said.startswith("playing 1 table at a time, not 2: the run has 1 deal ")
     assert tables_for_deals(2, 10)[0] == 2
