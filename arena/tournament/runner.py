@@ -254,7 +254,7 @@ class TournamentRunner:
         playing: dict[str, asyncio.Task[None]] = {}
         finished = False
         async with contextlib.AsyncExitStack() as executor_held:
-            executor: MatchExecutor | None = None  # entered for the first game to play
+            entered = False  # the executor, for the first game to play
             try:
                 while True:
                     self._wake.clear()
@@ -274,8 +274,9 @@ class TournamentRunner:
                         elif len(skip := self._register(answer)) >= answer.games:
                             schedule.match_ended(answer)  # stored whole already
                         else:
-                            if executor is None:  # nothing to play: no referee to start
-                                executor = await executor_held.enter_async_context(self.executor)
+                            if not entered:  # nothing to play: no referee to start
+                                await executor_held.enter_async_context(self.executor)
+                                entered = True
                             play = self._play_match(answer, skip, summary)
                             playing[answer.key] = asyncio.ensure_future(play)
                     if finished and not playing:
