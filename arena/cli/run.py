@@ -159,6 +159,11 @@ def run(
     options, executor, sandboxed = cluster_flags.bots(bot_flags)
     specs = entrants_to_play(specs, options, executor)
     jobs = jobs or os.cpu_count() or 1
+    if executor is None and jobs > games:
+        from arena.tournament.leases import tables_for_deals
+
+        jobs, said = tables_for_deals(jobs, games)
+        err_console.print(said, highlight=False, markup=False, soft_wrap=True)
     if not referees and executor is None:
         from arena.tournament.split import default_referee_processes
 

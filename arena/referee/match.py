@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots import BotProcess, BotSpec, Limits, start_bot
+from arena.bots.build import BotOptions
 from arena.bots.cgroup import CpuMeter
 from arena.bots.process import BotStartError, exit_status, log_summary
 from arena.bots.sandbox import (
@@ -40,7 +41,7 @@ from arena.wire.grpc_env import configure_grpc
 from .policy import ArenaTrouble, JoinState, arena_trouble
 from .server import TokenRegistry, create_server, new_token
 from .starved import StarvationCredit
-from .table import GameKeyOrSeed, OnGame, Table, TableSettings, game_key
+from .table import DealGate, GameKeyOrSeed, OnGame, Table, TableSettings, game_key
 
 configure_grpc()  # grpc reads its settings once, when first imported
 import grpc  # noqa: E402
@@ -175,7 +176,9 @@ async def _close_seat(
 
 @dataclass
 class MatchPlan:
-    """One seating: the entrant of each team, the games' keys, where logs go."""
+    """One seating: the entrant of each team, the games' keys, where logs go.
+
+    Made by ``MatchPlan.of`` from the entrants and the operator's ``BotOptions``."""
 
     match_id: str
     entrants: tuple[BotSpec, BotSpec, BotSpec]  # by team (R1.2: team t = seats t, t+3)
@@ -193,6 +196,44 @@ class MatchPlan:
     # the arena's package): the results database, the registry, log roots.
     private: tuple[Path, ...] = ()
     pass_env: tuple[str, ...] = ()  # the arena's variables the operator passes to every bot
+    # The game indices in the order the table plays them (those skipped left out); empty:
+    # 0, 1, … in turn. Seatings played at once start at different games, so that their
+    # tables seldom wait for the same deal (``arena.tournament.leases``).
+    order: tuple[int, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        match_id: str,
+        entrants: tuple[BotSpec, BotSpec, BotSpec],
+        seeds: Sequence[GameKeyOrSeed],
+        log_dir: Path,
+        options: BotOptions,
+        *,
+        settings: TableSettings | None = None,
+        order: Sequence[int] = (),
+        private: Sequence[Path] = (),
+        manual_seats: frozenset[int] = frozenset(),
+        seed: int = 0,
+    ) -> MatchPlan:
+        """The plan of a match of ``entrants`` (by team) on ``seeds``, its seats run as
+        ``options`` says (sandbox, limits, working directory, variables): how every command
+        that plays a match makes its plan."""
+        return cls(
+            match_id=match_id,
+            entrants=entrants,
+            seeds=list(seeds),
+            log_dir=log_dir,
+            settings=settings or TableSettings(),
+            limits=options.limits,
+            manual_seats=manual_seats,
+            seed=seed,
+            sandbox=options.sandbox,
+            workdir_bytes=options.workdir_bytes,
+            private=tuple(private),
+            pass_env=options.pass_env,
+            order=tuple(order),
+        )
 
 
 @dataclass
@@ -348,8 +389,14 @@ class Match:
         for channel in self.stdio.values():
             channel.start()
 
-    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> Table:
-        """Play the match once every seat has joined, gone, or missed its deadline.
+    async def play(
+        self,
+        on_game: OnGame | None = None,
+        skip: set[int] | None = None,
+        gate: DealGate | None = None,
+    ) -> Table:
+        """Play the match once every seat has joined, gone, or missed its deadline; each
+        game, in the plan's order, inside ``gate`` (its deal's lease).
 
         Raises ``ArenaTrouble`` (its processes ended, no game played) where the arena
         could not give the bots their start (``arena_trouble``): such a match is not the
@@ -394,7 +441,7 @@ class Match:
         )
         self.table.join_wait_seconds = join_wait
         try:
-            await self.table.play(on_game, skip)
+            await self.table.play(on_game, skip, self.plan.order, gate)
         finally:
             await self.shutdown()
         return self.table

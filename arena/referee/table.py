@@ -11,6 +11,7 @@ action (``policy``), so no bot can stop the table.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -106,6 +107,10 @@ class _Exchange:
 
 
 OnGame = Callable[[GameResult], Awaitable[None] | None]
+# What a table passes before each game, given the game's index: the lease of the game's
+# deal, held while the game is played, so that no deal is live at two tables at once
+# (``arena.tournament.leases``).
+DealGate = Callable[[int], contextlib.AbstractAsyncContextManager[object]]
 # A game's key; an int is a guessable seed for tests and benchmarks (GameKey.from_seed).
 GameKeyOrSeed = GameKey | int
 
@@ -160,14 +165,22 @@ class Table:
                 welcome = self._welcome(state.channel.seat)
                 self._delivered(state, await state.channel.welcome(welcome, SEND_TIMEOUT))
 
-    async def play(self, on_game: OnGame | None = None, skip: set[int] | None = None) -> None:
-        """Play every game (except indices in ``skip``), reporting each as it finishes."""
+    async def play(
+        self,
+        on_game: OnGame | None = None,
+        skip: set[int] | None = None,
+        order: Sequence[int] = (),
+        gate: DealGate | None = None,
+    ) -> None:
+        """Play every game (except indices in ``skip``), reporting each as it finishes:
+        in ``order`` (game indices; empty: 0, 1, … in turn), each inside ``gate(index)``."""
         await self.open()
         try:
-            for index, seed in enumerate(self.seeds):
+            for index in order or range(len(self.seeds)):
                 if skip and index in skip:
                     continue
-                result = await self.play_game(index, seed)
+                async with gate(index) if gate is not None else contextlib.nullcontext():
+                    result = await self.play_game(index, self.seeds[index])
                 if on_game is not None:
                     stored = on_game(result)
                     if stored is not None:

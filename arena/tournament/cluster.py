@@ -14,6 +14,14 @@ it dies; the worker unpacks, checks and builds it once into its cache (``worker_
 The match runs on the worker with its sandbox and limits as on the coordinator's machine;
 its games, with its seats' logs, come back when it ends.
 
+No deal is live at two tables, on any worker: the leases of the deals stay with the
+coordinator (``arena.tournament.leases``). Before each game a match task asks for the
+game's deal on the coordinator's queue at the scheduler (``DealWanted``) and its table
+waits for the grant (a Dask ``Event`` of its own); as the game ends it says so
+(``DealDone``). A lease whose worker has left the cluster (dead, its bots with it) is
+freed by the coordinator, which watches the scheduler's workers; a match task whose
+coordinator gave it up (cancelled, or the coordinator gone) stops before its next game.
+
 Faults: a worker that dies mid-match has its task rescheduled on another worker by Dask,
 which plays the match whole again, dealt the same (the game keys travel in the plan), so
 nothing of it was stored and nothing is stored twice. A coordinator that stops leaves the
@@ -26,32 +34,38 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from distributed import Client, Future, get_worker
+from distributed import Client, Event, Future, Queue, get_client, get_worker
 from distributed.security import Security
 
 from arena.bots import BotBuildError, BotSpec
 from arena.bots.archive import BotArchive, install, pack_bot
 from arena.bots.build import BotCache, BotOptions, user_cache_path
 from arena.bots.sandbox import SandboxUnavailableError, sandbox_problem
+from arena.engine import GameKey
 from arena.referee.match import MatchPlan
 from arena.referee.policy import ArenaTrouble
 from arena.referee.result import GameResult
+from arena.referee.table import DealGate, game_key
 from arena.wire.loop import run as run_loop
 
 from .executor import InProcessExecutor, MatchOutcome, OnMatchGame
+from .leases import DealLeases
 
 __all__ = [
     "TABLES",
     "ClusterError",
     "DaskExecutor",
+    "DealDesk",
     "ShippedMatch",
     "cluster_connection",
     "play_shipped_match",
@@ -64,6 +78,10 @@ TABLES = "TABLES"  # the Dask worker resource: tables a worker plays at once
 TASK_TABLES = 0.5
 CONNECT_TIMEOUT_S = 30.0
 SEAT_LOG_LIMIT = 4 * 1024 * 1024  # a seat's log shipped back (the seat's own cap is lower)
+# How often a table waiting for a deal looks whether its match is still wanted, and how
+# often the coordinator looks for workers gone (whose leases it frees).
+DEAL_POLL_S = 1.0
+WORKERS_POLL_S = 2.0
 
 
 class ClusterError(RuntimeError):
@@ -126,14 +144,26 @@ class ShippedMatch:
 _caches: dict[Path, BotCache] = {}  # one per worker process and cache root
 
 
+@dataclass(frozen=True)
+class DealDesk:
+    """Where a match task asks for its games' deals: the coordinator's queue at the
+    scheduler, and the match's name there."""
+
+    queue: str
+    match: str
+
+
 def play_shipped_match(
     plan: MatchPlan,
     skip: frozenset[int],
     builds: BotOptions,
     *archives: BotArchive,
+    desk: DealDesk | None = None,
 ) -> ShippedMatch:
     """The task: ``plan`` played whole on this worker, its entrants from ``archives`` (one
-    per team) installed in this worker's cache, its logs in this worker's directory."""
+    per team) installed in this worker's cache, its logs in this worker's directory, each
+    game once ``desk`` (the coordinator) granted its deal's lease (None: leases of this
+    process alone, for a match played by itself)."""
     if plan.sandbox and (problem := sandbox_problem()) is not None:
         # Locally the command line says so and plays on; here nobody would read it.
         raise SandboxUnavailableError(
@@ -162,8 +192,150 @@ def play_shipped_match(
         log_dir=log_dir,
         private=(logs,),
     )
-    outcome, games = _worker_tables(plan.settings.join_timeout_s).play(local, skip)
+    gate = None if desk is None else _RemoteDeals(desk).gate
+    outcome, games = _worker_tables(plan.settings.join_timeout_s).play(local, skip, gate)
     return ShippedMatch(outcome, games, _seat_logs(log_dir), install_seconds)
+
+
+class _RemoteDeals:
+    """A match task's side of the coordinator's leases (made in the task's own thread,
+    used from the tables' event loop through threads of its own)."""
+
+    def __init__(self, desk: DealDesk) -> None:
+        self.desk = desk
+        self._worker = get_worker()
+        self._client = get_client()
+        self._task = self._worker.get_current_task()
+        self._attempt = uuid.uuid4().hex  # this run of the task: a retry is another holder
+        self._queue = Queue(desk.queue, client=self._client)
+
+    @contextlib.asynccontextmanager
+    async def gate(self, index: int) -> AsyncIterator[None]:
+        try:
+            await asyncio.to_thread(self._wait_for, index)
+            yield
+        finally:  # played, or given up waiting: the lease (if granted) is free
+            done = ["done", self.desk.match, self._attempt, index]
+            await asyncio.to_thread(self._queue.put, done)
+
+    def _wait_for(self, index: int) -> None:
+        reply = f"{self.desk.queue}-{self._attempt}-{index}"
+        granted = Event(reply, client=self._client)
+        wanted = ["want", self.desk.match, self._attempt, self._worker.address, index, reply]
+        self._queue.put(wanted)
+        while not granted.wait(timeout=DEAL_POLL_S):
+            task = self._worker.state.tasks.get(self._task)
+            if task is None or task.state not in ("executing", "long-running"):
+                # Given up by its coordinator (cancelled, or the coordinator is gone).
+                raise ArenaTrouble(f"match {self.desk.match}: given up by its coordinator")
+        granted.clear()  # the scheduler forgets it
+
+
+@dataclass
+class _DealHolder:
+    """One run of a match task, as the coordinator's leases know it."""
+
+    worker: str
+    deals: dict[int, GameKey] = field(default_factory=dict)
+    granting: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+
+
+class _DealDesk:
+    """The coordinator's leases, as the match tasks on the workers ask for them: the
+    requests on one queue at the scheduler, each grant a Dask ``Event`` of its own."""
+
+    def __init__(self, client: Client, leases: DealLeases) -> None:
+        self._client = client
+        self._leases = leases
+        self.name = f"arena-deals-{uuid.uuid4().hex}"
+        self._plans: dict[str, MatchPlan] = {}  # by match name
+        self._holders: dict[tuple[str, str], _DealHolder] = {}  # by (match name, attempt)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def open(self) -> None:
+        queue = await Queue(self.name, client=self._client)
+        self._tasks = [
+            asyncio.ensure_future(self._serve(queue)),
+            asyncio.ensure_future(self._watch_workers()),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for holder in list(self._holders):
+            self._free(holder)
+
+    def desk(self, plan: MatchPlan) -> DealDesk:
+        """A new match's name at the desk; ``forget`` it once its task is over."""
+        match = f"{plan.match_id}-{uuid.uuid4().hex[:8]}"
+        self._plans[match] = plan
+        return DealDesk(self.name, match)
+
+    def forget(self, desk: DealDesk, over: bool) -> None:
+        """The match's task is over (``over``: it returned or failed, so nothing of it
+        plays any more, and its leases are free), or given up (it stops by itself)."""
+        self._plans.pop(desk.match, None)
+        if over:
+            for holder in [h for h in self._holders if h[0] == desk.match]:
+                self._free(holder)
+
+    async def _serve(self, queue: Queue) -> None:
+        while True:
+            message = await queue.get()
+            match message:
+                case ["want", str(match), str(attempt), str(worker), int(index), str(reply)]:
+                    self._want((match, attempt), worker, index, reply)
+                case ["done", str(match), str(attempt), int(index)]:
+                    self._done((match, attempt), index)
+                case _:
+                    pass  # not a desk's message: nothing to grant
+
+    def _want(self, holder: tuple[str, str], worker: str, index: int, reply: str) -> None:
+        plan = self._plans.get(holder[0])
+        if plan is None:
+            return  # given up: its task stops by itself
+        held = self._holders.setdefault(holder, _DealHolder(worker))
+        deal = game_key(plan.seeds[index])
+        held.deals[index] = deal
+        held.granting[index] = asyncio.ensure_future(self._grant(holder, deal, reply))
+
+    async def _grant(self, holder: tuple[str, str], deal: GameKey, reply: str) -> None:
+        await self._leases.acquire(deal, holder)
+        await Event(reply, client=self._client).set()
+
+    def _done(self, holder: tuple[str, str], index: int) -> None:
+        held = self._holders.get(holder)
+        if held is None:
+            return
+        granting = held.granting.pop(index, None)
+        if granting is not None:
+            granting.cancel()  # not granted yet: nothing to give back
+        deal = held.deals.pop(index, None)
+        if deal is not None:
+            self._leases.release(deal, holder)
+        if not held.deals:
+            del self._holders[holder]
+
+    def _free(self, holder: tuple[str, str]) -> None:
+        held = self._holders.pop(holder)
+        for granting in held.granting.values():
+            granting.cancel()
+        self._leases.release_all(holder)
+
+    async def _watch_workers(self) -> None:
+        """Free the leases of workers that left the cluster: they died, their bots with
+        them (their matches are played again elsewhere)."""
+        scheduler = self._client.scheduler
+        assert scheduler is not None, "a connected client"
+        while True:
+            await asyncio.sleep(WORKERS_POLL_S)
+            if not self._holders:
+                continue
+            info = await scheduler.identity(n_workers=-1)
+            present = set(info.get("workers", {}))
+            for holder in [h for h, held in self._holders.items() if held.worker not in present]:
+                self._free(holder)
 
 
 class WorkerTables:
@@ -193,10 +365,13 @@ class WorkerTables:
         threading.Thread(target=run_loop, args=(serve(),), name="arena-tables", daemon=True).start()
         self._loop, self._executor = started.result()
 
-    def play(self, plan: MatchPlan, skip: frozenset[int]) -> tuple[MatchOutcome, list[GameResult]]:
-        """``plan`` played on one of these tables, its games in order; from any thread."""
+    def play(
+        self, plan: MatchPlan, skip: frozenset[int], gate: DealGate | None = None
+    ) -> tuple[MatchOutcome, list[GameResult]]:
+        """``plan`` played on one of these tables, its games in order, each through
+        ``gate`` (None: this process's own leases); from any thread."""
         games: list[GameResult] = []
-        playing = self._executor.play(plan, skip, games.append)
+        playing = self._executor.play(plan, skip, games.append, gate=gate)
         outcome = asyncio.run_coroutine_threadsafe(playing, self._loop).result()
         return outcome, games
 
@@ -249,6 +424,9 @@ class DaskExecutor:
         # TABLES allow, late joiners too; this only bounds the coordinator's memory.
         self._tables = tables
         self._client: Client | None = None
+        # The deals' leases of every table of every worker: the coordinator's alone.
+        self.leases = DealLeases()
+        self._desk: _DealDesk | None = None
         self._archives: dict[str, Future[BotArchive]] = {}  # by version
         self._futures: set[Future[ShippedMatch]] = set()
         self.shipping_seconds = 0.0  # packing the archives and handing them to the cluster
@@ -283,12 +461,17 @@ class DaskExecutor:
                 f"none of the {workers} workers at {self.address} declares {TABLES}: start "
                 f"them with `dask worker {self.address} --resources {TABLES}=N`"
             )
+        self._desk = _DealDesk(self._client, self.leases)
+        await self._desk.open()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         client, self._client = self._client, None
         if client is None:
             return
+        desk, self._desk = self._desk, None
+        if desk is not None:
+            await desk.close()
         try:
             # Matches not started are dropped; one under way ends on its worker, its bots
             # with it, and its result is discarded.
@@ -311,29 +494,38 @@ class DaskExecutor:
     async def play(
         self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
     ) -> MatchOutcome:
-        client = self._client
-        assert client is not None, "async with the executor"
+        client, desk = self._client, self._desk
+        assert client is not None and desk is not None, "async with the executor"
         archives = [self._shipped(client, spec) for spec in plan.entrants]
+        deals = desk.desk(plan)
         future: Future[ShippedMatch] = client.submit(
             play_shipped_match,
             plan,
             skip,
             self.builds,
             *archives,
-            key=f"arena-match-{plan.match_id}-{uuid.uuid4().hex[:8]}",
+            desk=deals,
+            key=f"arena-match-{deals.match}",
             resources={TABLES: TASK_TABLES},
             pure=False,
         )
         self._futures.add(future)
+        over = False
         try:
             shipped: ShippedMatch = await future
+            over = True
         # A match its worker could not give its bots is played again by the runner.
-        except (BotBuildError, SandboxUnavailableError, ArenaTrouble, asyncio.CancelledError):
+        except (BotBuildError, SandboxUnavailableError, ArenaTrouble):
+            over = True
             raise
+        except asyncio.CancelledError:
+            raise  # given up: its task stops before its next game, and frees its leases
         except Exception as error:
+            over = True
             raise ClusterError(f"match {plan.match_id} failed on the cluster: {error}") from error
         finally:
             self._futures.discard(future)
+            desk.forget(deals, over)
         self.install_seconds += shipped.install_seconds
         await asyncio.to_thread(_write_logs, plan.log_dir, shipped.logs)
         for game in shipped.games:

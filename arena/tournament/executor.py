@@ -16,12 +16,17 @@ and the ``MatchOutcome`` coming back.
 * ``DaskExecutor`` (``arena.tournament.cluster``): matches as tasks on a Dask cluster.
 * ``play_match_blocking``: one match, whole, on a referee of its own, in whatever process
   or thread calls it; for executors whose unit of work is one match (a cluster task).
+
+Whatever the executor, no two games of one deal are live at once among the matches it
+plays: every game is played inside its deal's lease (``arena.tournament.leases``), which
+the executor's coordinator holds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +34,10 @@ from typing import Protocol, Self
 
 from arena.referee.match import Match, MatchPlan, Referee
 from arena.referee.result import GameResult
+from arena.referee.table import DealGate
 from arena.wire.loop import run as run_loop
+
+from .leases import DealLeases
 
 __all__ = [
     "LAUNCH_HEAD_START_S",
@@ -65,8 +73,14 @@ class MatchExecutor(Protocol):
     many handed to it, so that the next matches' bots start while the current ones play.
     Leaving the ``async with`` (also when cancelled) ends every match still under way and
     leaves no process behind. ``play`` calls ``on_game`` from the coordinator's event loop,
-    once per finished game that is not in ``skip``, in game order.
+    once per finished game that is not in ``skip``, in the plan's order; it plays each game
+    only while it holds the lease of the game's deal, so that no two games of one deal are
+    ever live at once on its tables (``arena.tournament.leases``). Cancelling ``play`` ends
+    that match (its bots with it) and returns once its games stopped.
     """
+
+    # The leases of the deals of every game it plays: held here, in the coordinator.
+    leases: DealLeases
 
     @property
     def tables(self) -> int: ...
@@ -91,12 +105,17 @@ class InProcessExecutor:
 
     Matches are launched one at a time, in the order ``play`` is called, each in one
     long-lived thread (a bot dies with the thread that started it: PR_SET_PDEATHSIG),
-    while earlier matches play.
+    while earlier matches play. Its games take their deals' leases from ``leases`` (its
+    own where this process is the coordinator), or pass the ``gate`` ``play`` is given
+    (a referee process's, which asks the coordinator).
     """
 
-    def __init__(self, tables: int, join_timeout: float = 10.0) -> None:
+    def __init__(
+        self, tables: int, join_timeout: float = 10.0, leases: DealLeases | None = None
+    ) -> None:
         self._tables = max(1, tables)
         self._join_timeout = join_timeout
+        self.leases = leases or DealLeases()
         self._referee: Referee | None = None
         self._launch_thread: concurrent.futures.ThreadPoolExecutor | None = None
         self._launch_lock = asyncio.Lock()
@@ -141,24 +160,35 @@ class InProcessExecutor:
         skip: frozenset[int],
         on_game: OnMatchGame,
         on_launched: Callable[[], None] | None = None,
+        gate: DealGate | None = None,
     ) -> MatchOutcome:
         """Play ``plan``; ``on_launched`` is told once its bots have joined (or the head
-        start is over), when the next match may be launched."""
+        start is over), when the next match may be launched; each game passes ``gate``
+        (default: its deal's lease from ``leases``)."""
         referee, launch_thread = self._referee, self._launch_thread
         assert referee is not None and launch_thread is not None, "async with the executor"
         match = Match(referee, plan)
-        async with self._launch_lock:
-            self.matches.append(match)  # before launching: shutdown must see it
-            # Starting processes blocks (fork, exec, cgroups): off the event loop, which
-            # referees every table.
-            await asyncio.get_running_loop().run_in_executor(launch_thread, match.launch)
-            # One match's bots at a time: started together they share the CPU and every
-            # table waits for the slowest; bounded, so a bot that never joins holds up
-            # no other match for long.
-            await match.joined(timeout=LAUNCH_HEAD_START_S)
-        if on_launched is not None:
-            on_launched()
-        idle_since = await self._idle_tables.get()
+        gate = gate or self.leases.gate(plan, holder=match)
+        self.matches.append(match)  # before launching: shutdown must see it
+        try:
+            async with self._launch_lock:
+                # Starting processes blocks (fork, exec, cgroups): off the event loop, which
+                # referees every table.
+                await asyncio.get_running_loop().run_in_executor(launch_thread, match.launch)
+                # One match's bots at a time: started together they share the CPU and every
+                # table waits for the slowest; bounded, so a bot that never joins holds up
+                # no other match for long.
+                await match.joined(timeout=LAUNCH_HEAD_START_S)
+            if on_launched is not None:
+                on_launched()
+            idle_since = await self._idle_tables.get()
+        except BaseException:
+            # Given up before a table took it (cancelled): its bots end now, once their
+            # launch is over, rather than with the executor.
+            if match in self.matches:
+                self.matches.remove(match)
+                await asyncio.shield(self._end_unplayed(match))
+            raise
         # A table waiting for a launch is waiting for start-up too.
         waited = time.monotonic() - idle_since
         played = 0
@@ -169,7 +199,7 @@ class InProcessExecutor:
             on_game(result)
 
         try:
-            table = await match.play(on_game=count_and_pass, skip=set(skip))
+            table = await match.play(on_game=count_and_pass, skip=set(skip), gate=gate)
         finally:
             self._idle_tables.put_nowait(time.monotonic())
             self.matches.remove(match)  # over, or failed (ArenaTrouble): its processes ended
@@ -180,6 +210,19 @@ class InProcessExecutor:
             match.start_seconds,
             match.bots_cpu_seconds,
         )
+
+    async def _end_unplayed(self, match: Match) -> None:
+        launch_thread = self._launch_thread
+        if launch_thread is not None:
+            # The launch thread takes its jobs in turn: this one runs once the match's
+            # launch, under way or queued, is over.
+            with contextlib.suppress(RuntimeError):  # shut down: the launch is over
+                await asyncio.get_running_loop().run_in_executor(launch_thread, _nothing)
+        await match.shutdown()
+
+
+def _nothing() -> None:
+    pass
 
 
 def play_match_blocking(

@@ -2,14 +2,19 @@
 
 Each referee process runs an ``InProcessExecutor`` (its own event loop, referee and
 tables); the coordinator hands it plans and it hands back games, match by match and game
-by game, over two pipes in the messages of ``arena.tournament.messages``. How many
-processes a run's tables are spread over by default: ``arena.tournament.split``.
+by game, over two pipes in the messages of ``arena.tournament.messages``. The leases of
+the deals stay with the coordinator: before each game a referee process asks for its
+deal (``GameWanted``) and its table waits for the grant (``GameMayStart``); the lease is
+free again once the coordinator has the game (``GameFinished``), or once the match or the
+whole process has ended. How many processes a run's tables are spread over by default:
+``arena.tournament.split``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import multiprocessing.connection
 import os
@@ -20,15 +25,19 @@ import subprocess
 import sys
 import threading
 import traceback as tracebacks
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar, assert_never
 
 from arena.referee.match import MatchPlan
+from arena.referee.table import DealGate, game_key
 from arena.tournament.executor import InProcessExecutor, MatchExecutor, MatchOutcome, OnMatchGame
+from arena.tournament.leases import DealLeases
 from arena.tournament.messages import (
     Command,
     GameFinished,
+    GameMayStart,
+    GameWanted,
     MatchFailed,
     MatchFinished,
     MatchLaunched,
@@ -37,6 +46,7 @@ from arena.tournament.messages import (
     ProtocolError,
     RefereeExited,
     Report,
+    StopMatch,
     StopReferee,
     read_command,
     read_report,
@@ -92,6 +102,8 @@ class LocalProcessExecutor:
         # One match's bots start at a time on the whole machine, as on one referee: bots
         # started together share the CPU, and every table waits for the slowest.
         self._launch_lock = asyncio.Lock()
+        # The deals' leases of every table of every process: the coordinator's alone.
+        self.leases = DealLeases()
         self._cpu: tuple[float, ...] = ()
         self._lost: list[_RefereeProcess] = []  # referee processes that died, replaced
 
@@ -111,7 +123,7 @@ class LocalProcessExecutor:
         loop = asyncio.get_running_loop()
         try:
             for tables in self._shares:
-                self._referees.append(_RefereeProcess(tables, self._join_timeout, loop))
+                self._referees.append(self._start(tables, loop))
         except BaseException:
             await asyncio.gather(*(r.stop() for r in self._referees))
             raise
@@ -133,9 +145,12 @@ class LocalProcessExecutor:
         for index, referee in enumerate(self._referees):
             if referee.ended:
                 lost.append(referee)
-                self._referees[index] = _RefereeProcess(referee.tables, self._join_timeout, loop)
+                self._referees[index] = self._start(referee.tables, loop)
         self._lost += lost
         await asyncio.gather(*(referee.stop() for referee in lost))
+
+    def _start(self, tables: int, loop: asyncio.AbstractEventLoop) -> _RefereeProcess:
+        return _RefereeProcess(tables, self._join_timeout, loop, self.leases)
 
     async def play(
         self, plan: MatchPlan, skip: frozenset[int], on_game: OnMatchGame
@@ -155,13 +170,31 @@ class _Waiting:
     launched: asyncio.Future[None]
 
 
+@dataclass
+class _Ticket:
+    """A match a referee process may be playing, until it says the match is over (even
+    one the coordinator gave up): its plan, which names its games' deals, and the grants
+    of their leases under way."""
+
+    plan: MatchPlan
+    granting: set[asyncio.Task[None]] = field(default_factory=set)
+
+
 class _RefereeProcess:
     """One referee process as the coordinator sees it: two pipes and a reader thread."""
 
-    def __init__(self, tables: int, join_timeout: float, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        tables: int,
+        join_timeout: float,
+        loop: asyncio.AbstractEventLoop,
+        leases: DealLeases,
+    ) -> None:
         self.tables = tables
         self.cpu_seconds: float | None = None  # its own, told as it exits
         self._loop = loop
+        self._leases = leases
+        self._tickets: dict[int, _Ticket] = {}
         commands_out, commands_in = os.pipe()
         results_out, results_in = os.pipe()
         try:
@@ -184,7 +217,7 @@ class _RefereeProcess:
         self._commands = multiprocessing.connection.Connection(commands_in, readable=False)
         self._results = multiprocessing.connection.Connection(results_out, writable=False)
         send(self._commands, OpenTables(tables, join_timeout))
-        self._tickets = itertools.count()
+        self._numbers = itertools.count()
         self._waiting: dict[int, _Waiting] = {}
         self._reader = threading.Thread(target=self._read, name="arena-referee-results")
         self._reader.start()
@@ -206,20 +239,29 @@ class _RefereeProcess:
         on_game: OnMatchGame,
         launch_lock: asyncio.Lock,
     ) -> MatchOutcome:
-        ticket = next(self._tickets)
+        ticket = next(self._numbers)
         loop = self._loop
         waiting = _Waiting(on_game, loop.create_future(), loop.create_future())
         self._waiting[ticket] = waiting
+        self._tickets[ticket] = _Ticket(plan)
         try:
             async with launch_lock:
                 try:
                     send(self._commands, PlayMatch(ticket, plan, skip))
                 except OSError as error:
+                    self._forget(ticket)
                     raise RefereeProcessError(f"{self._describe()} is gone ({error})") from None
                 # The next launch waits for this match's bots (or its end, if it fails).
                 either: list[asyncio.Future[Any]] = [waiting.launched, waiting.outcome]
                 await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             return await waiting.outcome
+        except asyncio.CancelledError:
+            # Given up: the process ends the match and then says so, which frees its
+            # leases (not before: a game of it may still be live there).
+            if ticket in self._tickets:
+                with contextlib.suppress(OSError):
+                    send(self._commands, StopMatch(ticket))
+            raise
         finally:
             # Games that still arrive for a match given up (the run is stopping) are dropped.
             self._waiting.pop(ticket, None)
@@ -230,10 +272,13 @@ class _RefereeProcess:
             try:
                 report = read_report(self._results)
             except (EOFError, OSError):
+                self._process.kill()  # its pipe ended: it is gone, or of no more use
+                self._process.wait()  # and its bots with it (PR_SET_PDEATHSIG)
                 self._tell(self._lost, "ended during its match")
                 return
             except Exception as error:  # a ProtocolError, or a report that did not unpickle
                 self._process.kill()  # it cannot be followed: ended, and so replaced
+                self._process.wait()
                 self._tell(self._lost, f"sent what the coordinator cannot read ({error})")
                 return
             self._tell(self._receive, report)
@@ -250,20 +295,47 @@ class _RefereeProcess:
             case MatchLaunched(ticket=ticket):
                 if (waiting := self._under_way(ticket)) is not None:
                     waiting.launched.set_result(None)
+            case GameWanted(ticket=ticket, index=index):
+                if (held := self._tickets.get(ticket)) is not None:
+                    granting = self._loop.create_task(self._grant(ticket, held.plan, index))
+                    held.granting.add(granting)
+                    granting.add_done_callback(held.granting.discard)
             case GameFinished(ticket=ticket, result=result):
+                if (held := self._tickets.get(ticket)) is not None:
+                    deal = game_key(held.plan.seeds[result.game_index])
+                    self._leases.release(deal, (self, ticket))
                 if (waiting := self._under_way(ticket)) is not None:
                     try:
                         waiting.on_game(result)
                     except Exception as error:  # storing it failed (a full disk): it fails
                         waiting.outcome.set_exception(error)
             case MatchFinished(ticket=ticket, outcome=outcome):
+                self._forget(ticket)
                 if (waiting := self._under_way(ticket)) is not None:
                     waiting.outcome.set_result(outcome)
             case MatchFailed(ticket=ticket, error=error):
+                self._forget(ticket)
                 if (waiting := self._under_way(ticket)) is not None:
                     waiting.outcome.set_exception(error)
             case _:
                 assert_never(report)
+
+    async def _grant(self, ticket: int, plan: MatchPlan, index: int) -> None:
+        """Wait for the lease of game ``index``'s deal, then let the table play it."""
+        deal = game_key(plan.seeds[index])
+        await self._leases.acquire(deal, (self, ticket))
+        try:
+            send(self._commands, GameMayStart(ticket, index))
+        except OSError:  # the process is gone: no game of it will be played
+            self._leases.release(deal, (self, ticket))
+
+    def _forget(self, ticket: int) -> None:
+        """Match ``ticket`` is over on the process (or the process is): its leases free."""
+        held = self._tickets.pop(ticket, None)
+        if held is not None:
+            for granting in held.granting:
+                granting.cancel()
+            self._leases.release_all((self, ticket))
 
     def _under_way(self, ticket: int) -> _Waiting | None:
         """The match ``ticket`` names, unless it is over or given up."""
@@ -271,7 +343,10 @@ class _RefereeProcess:
         return None if waiting is None or waiting.outcome.done() else waiting
 
     def _lost(self, what: str) -> None:
-        """Its pipe ended (or carried what cannot be read): every match on it fails."""
+        """Its pipe ended (or carried what cannot be read) and it has exited, its bots
+        with it: every match on it fails, and their leases are free."""
+        for ticket in list(self._tickets):
+            self._forget(ticket)
         for waiting in self._waiting.values():
             if not waiting.outcome.done():
                 waiting.outcome.set_exception(RefereeProcessError(f"{self._describe()} {what}"))
@@ -321,7 +396,7 @@ def serve_referee() -> None:
                 run_loop(_serve(commands, results, tables, join_timeout))
             case StopReferee():
                 pass
-            case PlayMatch() as command:
+            case PlayMatch() | GameMayStart() | StopMatch() as command:
                 raise ProtocolError(f"told to play before it opened its tables: {command}")
             case unexpected:
                 assert_never(unexpected)
@@ -373,6 +448,23 @@ async def _serve(
             inbox.put_nowait(stop)
             raise
 
+    # Games waiting for their deal's lease, by (ticket, index): granted by GameMayStart.
+    grants: dict[tuple[int, int], asyncio.Future[None]] = {}
+
+    def gate_of(ticket: int) -> DealGate:
+        @contextlib.asynccontextmanager
+        async def game(index: int) -> AsyncIterator[None]:
+            granted = grants[(ticket, index)] = loop.create_future()
+            try:
+                report(GameWanted(ticket, index))
+                await granted
+            finally:
+                grants.pop((ticket, index), None)
+            # The coordinator frees the lease once it has the game (or the match ended).
+            yield
+
+        return game
+
     async def play(ticket: int, plan: MatchPlan, skip: frozenset[int]) -> None:
         try:
             outcome = await executor.play(
@@ -380,7 +472,13 @@ async def _serve(
                 skip,
                 lambda game: report(GameFinished(ticket, game)),
                 lambda: report(MatchLaunched(ticket)),
+                gate_of(ticket),
             )
+        except asyncio.CancelledError:
+            # Stopped (StopMatch, StopReferee): its bots have ended; its leases are free.
+            with contextlib.suppress(OSError):
+                report(MatchFailed(ticket, RefereeProcessError(f"match {plan.match_id} stopped")))
+            raise
         except Exception as error:
             with contextlib.suppress(OSError):
                 report(MatchFailed(ticket, _portable(error)))
@@ -390,15 +488,26 @@ async def _serve(
 
     threading.Thread(target=read_commands, name="arena-referee-commands", daemon=True).start()
     loop.add_signal_handler(signal.SIGTERM, inbox.put_nowait, stop)
-    playing: set[asyncio.Task[None]] = set()
+    playing: dict[int, asyncio.Task[None]] = {}
+
+    def over(ticket: int, task: asyncio.Task[None]) -> None:
+        del task
+        playing.pop(ticket, None)
+
     async with InProcessExecutor(tables, join_timeout) as executor:
         try:
             while True:
                 match await inbox.get():
                     case PlayMatch(ticket=ticket, plan=plan, skip=skip):
-                        task = asyncio.ensure_future(play(ticket, plan, skip))
-                        playing.add(task)
-                        task.add_done_callback(playing.discard)
+                        playing[ticket] = asyncio.ensure_future(play(ticket, plan, skip))
+                        playing[ticket].add_done_callback(functools.partial(over, ticket))
+                    case GameMayStart(ticket=ticket, index=index):
+                        granted = grants.get((ticket, index))
+                        if granted is not None and not granted.done():
+                            granted.set_result(None)
+                    case StopMatch(ticket=ticket):
+                        if ticket in playing:
+                            playing[ticket].cancel()
                     case StopReferee():
                         break
                     case OpenTables() as command:
@@ -406,9 +515,10 @@ async def _serve(
                     case unexpected:
                         assert_never(unexpected)
         finally:
-            for task in playing:
+            tasks = list(playing.values())
+            for task in tasks:
                 task.cancel()
-            await asyncio.gather(*playing, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _portable(error: Exception) -> Exception:

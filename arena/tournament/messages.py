@@ -1,10 +1,13 @@
 """What the coordinator and a referee process say to each other over their two pipes.
 
 The coordinator sends ``Command``s down the command pipe: one ``OpenTables`` first, then a
-``PlayMatch`` per match and, at the end, ``StopReferee``. The referee process sends
-``Report``s back up the results pipe: ``MatchLaunched`` once a match's bots have joined,
-``GameFinished`` for each finished game, ``MatchFinished`` or ``MatchFailed`` once per
-match, and ``RefereeExited`` as it exits. Each message is a frozen dataclass that pickles
+``PlayMatch`` per match, ``GameMayStart`` for each game whose deal's lease it granted,
+``StopMatch`` for a match it no longer wants and, at the end, ``StopReferee``. The referee
+process sends ``Report``s back up the results pipe: ``MatchLaunched`` once a match's bots
+have joined, ``GameWanted`` before each game (the table waits for ``GameMayStart``),
+``GameFinished`` for each finished game (its deal's lease is then free), ``MatchFinished``
+or ``MatchFailed`` once per match (every lease of the match is then free), and
+``RefereeExited`` as it exits. Each message is a frozen dataclass that pickles
 (``multiprocessing.connection``); ``send`` and the two readers are the only places that
 touch a pipe, and a reader refuses what is not one of its messages.
 """
@@ -22,6 +25,8 @@ from arena.tournament.executor import MatchOutcome
 __all__ = [
     "Command",
     "GameFinished",
+    "GameMayStart",
+    "GameWanted",
     "MatchFailed",
     "MatchFinished",
     "MatchLaunched",
@@ -30,6 +35,7 @@ __all__ = [
     "ProtocolError",
     "RefereeExited",
     "Report",
+    "StopMatch",
     "StopReferee",
     "read_command",
     "read_report",
@@ -60,11 +66,31 @@ class PlayMatch:
 
 
 @dataclass(frozen=True)
+class _GameOfMatch:
+    """Game ``index`` of match ``ticket``: what the two messages about a deal's lease name."""
+
+    ticket: int
+    index: int
+
+
+@dataclass(frozen=True)
+class GameMayStart(_GameOfMatch):
+    """The game holds its deal's lease: its table may play it."""
+
+
+@dataclass(frozen=True)
+class StopMatch:
+    """End match ``ticket`` (its bots with it); it is reported failed once it stopped."""
+
+    ticket: int
+
+
+@dataclass(frozen=True)
 class StopReferee:
     """End every match under way (their bots with them) and exit."""
 
 
-Command: TypeAlias = OpenTables | PlayMatch | StopReferee
+Command: TypeAlias = OpenTables | PlayMatch | GameMayStart | StopMatch | StopReferee
 
 
 # --- a referee process to the coordinator ---------------------------------------------------
@@ -78,8 +104,13 @@ class MatchLaunched:
 
 
 @dataclass(frozen=True)
+class GameWanted(_GameOfMatch):
+    """The game is next on its table, which waits for its deal's lease (``GameMayStart``)."""
+
+
+@dataclass(frozen=True)
 class GameFinished:
-    """One finished game of the match, in game order."""
+    """One finished game of the match, in the plan's order; its deal's lease is free."""
 
     ticket: int
     result: GameResult
@@ -108,7 +139,9 @@ class RefereeExited:
     cpu_seconds: float
 
 
-Report: TypeAlias = MatchLaunched | GameFinished | MatchFinished | MatchFailed | RefereeExited
+Report: TypeAlias = (
+    MatchLaunched | GameWanted | GameFinished | MatchFinished | MatchFailed | RefereeExited
+)
 
 
 class ProtocolError(RuntimeError):

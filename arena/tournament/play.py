@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import BotSpec, Limits
+from arena.bots.build import BotOptions
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.engine.record import dumps
 from arena.referee.match import ManualSeat, Match, MatchPlan, Referee
@@ -76,18 +77,21 @@ def play_one_game(
         key = RunKey.from_seed(seed).game(0)
         match_id = f"play-{seed}"
     log_dir = out_dir / "logs" / match_id
-    plan = MatchPlan(
-        match_id=match_id,
-        entrants=triple,
-        seeds=[key],
-        log_dir=log_dir,
-        settings=settings or TableSettings(),
-        manual_seats=manual_seats,
+    options = BotOptions(
+        limits=limits or Limits(),
         sandbox=sandbox,
         workdir_bytes=workdir_bytes,
-        private=(out_dir,),
-        limits=limits or Limits(),
         pass_env=pass_env,
+    )
+    plan = MatchPlan.of(
+        match_id,
+        triple,
+        [key],
+        log_dir,
+        options,
+        settings=settings,
+        manual_seats=manual_seats,
+        private=(out_dir,),
     )
     reports: list[GameResult] = []
 

@@ -1,4 +1,4 @@
-"""Running a tournament: ``jobs`` matches at a time on an executor, each game stored as it ends.
+"""Running a tournament: what a schedule hands out, on an executor, each game stored as it ends.
 
 A run is identified by what it plays (entrants and their versions, games, seed if one
 was given, settings), so running the same command again resumes it: only the games
@@ -10,11 +10,14 @@ a match executor (``arena.tournament.executor``): one referee in this process, r
 processes on this machine's cores (``arena.tournament.local``), or a cluster; this process
 alone writes the database.
 
-The arena's own trouble never becomes a result: a match the arena could not give its bots
-(``arena.referee.policy.arena_trouble``: no seat joined, processes that could not be
-started, a referee process that died) is played again with the same deals, up to
-``MATCH_ATTEMPTS`` times, and then the run stops with the reason; nothing of a failed
-attempt is stored, and the games an attempt finished before it failed are not replayed.
+The runner asks a ``Schedule`` (``arena.tournament.schedule``) which match to play next:
+the round robin and the sampled schedule are fixed lists, and a comparison's batches and
+a contest's ladder answer as they go. The arena's own trouble never becomes a result: a
+match the arena could not give its bots is played again with the same deals
+(``arena.tournament.retry``), and after ``MATCH_ATTEMPTS`` the schedule decides (a fixed
+one stops the run with the reason); nothing of a failed attempt is stored, and the games
+an attempt finished before it failed are not replayed. No deal is live at two tables at
+once: the executor plays every game inside its deal's lease (``arena.tournament.leases``).
 """
 
 from __future__ import annotations
@@ -33,28 +36,46 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import BotSpec, Limits
+from arena.bots.build import BotOptions
 from arena.bots.sandbox import DEFAULT_WORKDIR_BYTES
 from arena.referee.match import MatchPlan
-from arena.referee.policy import ArenaTrouble, FaultKind
+from arena.referee.policy import FaultKind
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
-from arena.tournament.executor import MatchExecutor
-from arena.tournament.local import RefereeProcessError, local_executor
-from arena.tournament.schedule import RunKey, ScheduledMatch, SchedulePlan, schedule_size
+from arena.tournament.executor import MatchExecutor, MatchOutcome
+from arena.tournament.local import local_executor
+from arena.tournament.retry import (
+    MATCH_ATTEMPTS,
+    REPLAY_PAUSE_S,
+    MatchUnplayableError,
+    RetryPolicy,
+)
+from arena.tournament.schedule import (
+    Done,
+    RunKey,
+    Schedule,
+    ScheduledMatch,
+    SchedulePlan,
+    Wait,
+)
 from arena.tournament.store import DuplicateGameError, ResultsStore, entrant_label
 from arena.wire.loop import run as run_loop
 
+__all__ = [
+    "DEALING",
+    "MATCH_ATTEMPTS",
+    "REPLAY_PAUSE_S",
+    "MatchUnplayableError",
+    "RunConfig",
+    "RunInterrupted",
+    "RunProgress",
+    "RunSummary",
+    "TournamentRunner",
+    "run_tournament",
+]
+
 # In every run's identity, so that a run dealt another way is never resumed with these deals.
 DEALING = "hmac-sha256-v1"
-# How often a match the arena could not give its bots is tried before the run stops, and
-# the pause before each new attempt (times the attempts so far): a machine busy for a
-# moment gets time to settle, a machine that cannot start bots at all stops the run soon.
-MATCH_ATTEMPTS = 3
-REPLAY_PAUSE_S = 2.0
-
-
-class MatchUnplayableError(RuntimeError):
-    """A match failed for the arena's own reasons ``MATCH_ATTEMPTS`` times: the run stops."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +99,17 @@ class RunConfig:
     @property
     def labels(self) -> list[str]:
         return [entrant_label(e.name, e.version) for e in self.entrants]
+
+    @property
+    def bot_options(self) -> BotOptions:
+        """How the run's seats run, as one value (``MatchPlan.of``); their builds were made
+        before the run."""
+        return BotOptions(
+            limits=self.limits,
+            sandbox=self.sandbox,
+            workdir_bytes=self.workdir_bytes,
+            pass_env=self.pass_env,
+        )
 
     def identity(self) -> dict[str, Any]:
         """What a run plays; the same identity means the same run (and resuming it)."""
@@ -135,6 +167,8 @@ class RunSummary:
     bots_cpu_seconds: float | None = 0.0
     # CPU of each referee process apart from this one; () where this process referees.
     referee_cpu_seconds: tuple[float, ...] = ()
+    # What the deals' leases cost: seconds tables waited for a deal played at another.
+    deal_wait_seconds: float = 0.0
 
 
 OnProgress = Callable[[RunProgress], None]
@@ -147,7 +181,15 @@ OnGame = Callable[[ScheduledMatch, GameResult], None]
 
 
 class TournamentRunner:
-    """Plays a run's missing games and stores each one as it finishes."""
+    """Plays what its schedule hands out, a match at a time, and stores each game as it ends.
+
+    The one runner of every kind of run: it asks its ``Schedule`` which match next whenever
+    it has room (about two matches per table handed to the executor, so that the next
+    matches' bots start while the current ones play), skips the games already stored
+    (a resumed run), plays each match through the retry policy (``RetryPolicy``: the
+    arena's trouble is played again, never counted) and tells the schedule of every game
+    stored and every match ended. ``wake`` makes it ask again at once (an entrant added).
+    """
 
     def __init__(
         self,
@@ -158,6 +200,8 @@ class TournamentRunner:
         on_game: OnGame | None = None,
         executor: MatchExecutor | None = None,
         on_notice: OnNotice | None = None,
+        schedule: Schedule | None = None,
+        retry: RetryPolicy | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -166,10 +210,19 @@ class TournamentRunner:
         self.on_game = on_game
         self.on_notice = on_notice
         self._told: set[str] = set()  # entrants whose missed join the operator was told of
-        self.schedule = config.schedule.build(len(config.entrants), config.games)
+        self.schedule: Schedule = schedule or config.schedule.schedule(
+            config.entrants, config.games
+        )
+        self.retry = retry or RetryPolicy()
         self._run_key: RunKey | None = None  # read from the store when the run starts
-        self.progress = RunProgress(total=schedule_size(self.schedule))
+        self._entrant_ids: dict[int, int] = {}  # the store's, by the schedule's index
+        self._wake = asyncio.Event()
+        self.progress = RunProgress(total=self.schedule.total_games or 0)
         self.executor: MatchExecutor = executor or executor_for(config)
+
+    def wake(self) -> None:
+        """Ask the schedule again now (it has more to play than when it last answered)."""
+        self._wake.set()
 
     async def run(self) -> RunSummary:
         config, store = self.config, self.store
@@ -177,24 +230,13 @@ class TournamentRunner:
         fresh = RunKey.generate() if config.seed is None else RunKey.from_seed(config.seed)
         store.start_run(run_id, config.seed, config.identity(), fresh.secret)
         self._run_key = RunKey(store.deal_key(run_id))  # the first key, if resuming
-        entrant_ids = [
-            store.upsert_entrant(e.name, e.version, list(e.command)) for e in config.entrants
-        ]
         done = store.completed_games(run_id)
         self.progress.already_done = self.progress.done = len(done)
-        todo: list[tuple[ScheduledMatch, frozenset[int]]] = []
-        for scheduled in self.schedule:
-            skip = scheduled.skipped(i for i in scheduled.indices if (scheduled.key, i) in done)
-            if len(skip) < scheduled.games:
-                todo.append((scheduled, skip))
-            store.ensure_match(run_id, scheduled.key, _ids(entrant_ids, scheduled.entrants))
         started = time.monotonic()
         summary = RunSummary(run_id, 0, len(done), 0.0, 0, 0.0, 0.0)
         self._emit()
         try:
-            if todo:  # nothing to play: no referee to start
-                async with self.executor:
-                    await self._play_all(todo, summary)
+            await self._play_all(summary)
         except asyncio.CancelledError:
             summary.interrupted = True
             store.finish_run(run_id, "interrupted")
@@ -202,67 +244,120 @@ class TournamentRunner:
         finally:
             summary.wall_seconds = time.monotonic() - started
             summary.referee_cpu_seconds = self.executor.referee_cpu_seconds
+            summary.deal_wait_seconds = self.executor.leases.waited_seconds
         store.finish_run(run_id, "finished")
         return summary
 
-    async def _play_all(
-        self, todo: Sequence[tuple[ScheduledMatch, frozenset[int]]], summary: RunSummary
+    async def _play_all(self, summary: RunSummary) -> None:
+        """Ask, play, store, until the schedule is done and its last match over."""
+        schedule = self.schedule
+        playing: dict[str, asyncio.Task[None]] = {}
+        finished = False
+        async with contextlib.AsyncExitStack() as executor_held:
+            entered = False  # the executor, for the first game to play
+            try:
+                while True:
+                    self._wake.clear()
+                    for key in schedule.withdrawn():
+                        if (withdrawn := playing.get(key)) is not None:
+                            withdrawn.cancel()  # its stored games are kept
+                    wait_s: float | None = None
+                    while not finished and len(playing) < 2 * self.executor.tables:
+                        answer = schedule.next_match()
+                        if isinstance(answer, Done):
+                            finished = True
+                        elif isinstance(answer, Wait):
+                            wait_s = answer.seconds
+                            break
+                        elif answer.key in playing:
+                            raise ValueError(f"match {answer.key} handed out while it plays")
+                        elif len(skip := self._register(answer)) >= answer.games:
+                            schedule.match_ended(answer)  # stored whole already
+                        else:
+                            if not entered:  # nothing to play: no referee to start
+                                await executor_held.enter_async_context(self.executor)
+                                entered = True
+                            play = self._play_match(answer, skip, summary)
+                            playing[answer.key] = asyncio.ensure_future(play)
+                    if finished and not playing:
+                        return
+                    await self._until_something(playing, wait_s)
+            finally:
+                for task in playing.values():
+                    task.cancel()
+                await asyncio.gather(*playing.values(), return_exceptions=True)
+
+    async def _until_something(
+        self, playing: dict[str, asyncio.Task[None]], timeout: float | None
     ) -> None:
-        executor = self.executor
-        # Each table has one match playing and one handed over ahead of it, whose bots
-        # start meanwhile; handed over in schedule order.
-        ahead = 2 * executor.tables
+        """Until a match ends, a game is stored, the runner is woken, or ``timeout``."""
+        woken = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait(
+                [*playing.values(), woken], timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            woken.cancel()
+        ended = {key: task for key, task in playing.items() if task.done()}
+        for key in ended:
+            del playing[key]
+        # Every failure among them is retrieved (else asyncio prints each one's traceback);
+        # the first that failed (a full disk, a match given up) stops the run. A match
+        # cancelled was withdrawn by the schedule.
+        failures = [t.exception() for t in ended.values() if not t.cancelled()]
+        for failure in failures:
+            if failure is not None:
+                raise failure
 
-        async def play(scheduled: ScheduledMatch, skip: frozenset[int]) -> None:
-            store_game = functools.partial(self._store_game, scheduled, summary)
-            for attempt in range(1, MATCH_ATTEMPTS + 1):
-                try:
-                    outcome = await executor.play(self._plan(scheduled), skip, store_game)
-                    break
-                except (ArenaTrouble, RefereeProcessError) as trouble:
-                    if attempt == MATCH_ATTEMPTS:
-                        raise MatchUnplayableError(
-                            f"{trouble}; tried {MATCH_ATTEMPTS} times, so the run stops "
-                            "(no game of those attempts counts)"
-                        ) from None
-                    self._notice(
-                        f"{trouble}: not counted; playing it again with the same deals "
-                        f"(attempt {attempt + 1} of {MATCH_ATTEMPTS})"
-                    )
-                    await asyncio.sleep(REPLAY_PAUSE_S * attempt)
-                    done = self.store.completed_games(self.config.run_id)
-                    games = scheduled.indices
-                    skip = scheduled.skipped(i for i in games if (scheduled.key, i) in done)
-            summary.join_wait_seconds += outcome.join_wait_seconds
-            summary.launch_seconds += outcome.launch_seconds
-            if summary.bots_cpu_seconds is not None:
-                cpu = outcome.bots_cpu_seconds
-                summary.bots_cpu_seconds = None if cpu is None else summary.bots_cpu_seconds + cpu
-            self.store.finish_match(self.config.run_id, scheduled.key)
+    def _register(self, scheduled: ScheduledMatch) -> frozenset[int]:
+        """The match in the store (with its entrants) and the games of it not to play:
+        not its own, or stored already."""
+        run_id = self.config.run_id
+        ids = tuple(self._entrant_id(i) for i in scheduled.entrants)
+        self.store.ensure_match(run_id, scheduled.key, (ids[0], ids[1], ids[2]))
+        return self._skip(scheduled)
 
-        playing: set[asyncio.Task[None]] = set()
+    def _skip(self, scheduled: ScheduledMatch) -> frozenset[int]:
+        done = self.store.completed_games(self.config.run_id)
+        return scheduled.skipped(i for i in scheduled.indices if (scheduled.key, i) in done)
 
-        async def until_one_ends() -> None:
-            nonlocal playing
-            ended, playing = await asyncio.wait(playing, return_when=asyncio.FIRST_COMPLETED)
-            # Every failure among them is retrieved (else asyncio prints each one's
-            # traceback); the first that failed (a full disk) stops the run.
-            failures = [t.exception() for t in ended if not t.cancelled()]
-            for failure in failures:
-                if failure is not None:
-                    raise failure
+    def _entrant_id(self, index: int) -> int:
+        if index not in self._entrant_ids:
+            spec = self.schedule.entrants[index]
+            self._entrant_ids[index] = self.store.upsert_entrant(
+                spec.name, spec.version, list(spec.command)
+            )
+        return self._entrant_ids[index]
+
+    async def _play_match(
+        self, scheduled: ScheduledMatch, skip: frozenset[int], summary: RunSummary
+    ) -> None:
+        """One match through the retry policy: each attempt plays the games still missing."""
+        store_game = functools.partial(self._store_game, scheduled, summary)
+        plan = self._plan(scheduled)
+        first = True
+
+        async def attempt() -> MatchOutcome:
+            nonlocal first
+            missing = skip if first else self._skip(scheduled)  # an attempt's games count
+            first = False
+            return await self.executor.play(plan, missing, store_game)
 
         try:
-            for scheduled, skip in todo:
-                while len(playing) >= ahead:
-                    await until_one_ends()
-                playing.add(asyncio.ensure_future(play(scheduled, skip)))
-            while playing:
-                await until_one_ends()
-        finally:
-            for task in playing:
-                task.cancel()
-            await asyncio.gather(*playing, return_exceptions=True)
+            outcome = await self.retry.play(attempt, self._notice)
+        except MatchUnplayableError as error:
+            # The schedule decides: a fixed one stops the run, a ladder leaves the round.
+            stops = "so the run stops (no game of those attempts counts)"
+            given_up = MatchUnplayableError(error.trouble, error.attempts, stops)
+            self.schedule.given_up(scheduled, given_up)
+            return
+        summary.join_wait_seconds += outcome.join_wait_seconds
+        summary.launch_seconds += outcome.launch_seconds
+        if summary.bots_cpu_seconds is not None:
+            cpu = outcome.bots_cpu_seconds
+            summary.bots_cpu_seconds = None if cpu is None else summary.bots_cpu_seconds + cpu
+        self.store.finish_match(self.config.run_id, scheduled.key)
+        self.schedule.match_ended(scheduled)
 
     def _store_game(
         self, scheduled: ScheduledMatch, summary: RunSummary, result: GameResult
@@ -276,42 +371,46 @@ class TournamentRunner:
         summary.played += 1
         summary.decisions += sum(s.decisions for s in result.seats)
         for fault in result.faults:
-            label = self.config.labels[scheduled.entrants[fault.seat % 3]]
+            label = self._label(scheduled.entrants[fault.seat % 3])
             if fault.kind is FaultKind.NO_JOIN and label not in self._told:
                 self._told.add(label)
                 self._notice(
                     f"{label} never joined (seat {fault.seat}, match {scheduled.key}; "
                     f"its seats are played by the fallbacks): {fault.reason}"
                 )
+        self.schedule.game_stored(scheduled, result)
         if self.on_game is not None:
             self.on_game(scheduled, result)
         self._count(scheduled, result)
+        self._wake.set()  # the schedule may have more to say now
+
+    def _label(self, index: int) -> str:
+        spec = self.schedule.entrants[index]
+        return entrant_label(spec.name, spec.version)
 
     def _plan(self, scheduled: ScheduledMatch) -> MatchPlan:
         config = self.config
         assert self._run_key is not None
-        specs = tuple(config.entrants[i] for i in scheduled.entrants)
-        return MatchPlan(
-            match_id=scheduled.key,
-            entrants=(specs[0], specs[1], specs[2]),
-            seeds=[self._run_key.game(i) for i in range(scheduled.games)],
-            log_dir=self.log_dir / scheduled.key,
+        specs = tuple(self.schedule.entrants[i] for i in scheduled.entrants)
+        return MatchPlan.of(
+            scheduled.key,
+            (specs[0], specs[1], specs[2]),
+            [self._run_key.game(i) for i in range(scheduled.games)],
+            self.log_dir / scheduled.key,
+            config.bot_options,
             settings=config.settings,
-            limits=config.limits,
-            sandbox=config.sandbox,
-            workdir_bytes=config.workdir_bytes,
-            pass_env=config.pass_env,
+            order=scheduled.order,
             private=_private_paths(config.db_path, self.log_dir),
         )
 
     def _count(self, scheduled: ScheduledMatch, result: GameResult) -> None:
         progress = self.progress
         progress.done += 1
-        labels = self.config.labels
         for team, entrant in enumerate(scheduled.entrants):
-            progress.games_by_entrant[labels[entrant]] += 1
+            label = self._label(entrant)
+            progress.games_by_entrant[label] += 1
             if result.winner == team:
-                progress.wins[labels[entrant]] += 1
+                progress.wins[label] += 1
         self._emit()
 
     def _notice(self, line: str) -> None:
@@ -384,11 +483,13 @@ def run_tournament(
     on_game: OnGame | None = None,
     executor: MatchExecutor | None = None,
     on_notice: OnNotice | None = None,
+    schedule: Schedule | None = None,
 ) -> RunSummary:
     """Run (or resume) a tournament to the end; SIGINT/SIGTERM stop it cleanly.
 
     ``executor``: where its matches are played (default: ``executor_for(config)``);
-    ``on_notice``: told what the operator should hear at once (``OnNotice``).
+    ``on_notice``: told what the operator should hear at once (``OnNotice``);
+    ``schedule``: what it plays (default: ``config.schedule``'s matches of its entrants).
 
     On a signal the tables stop, every bot process is ended, the run is marked
     interrupted, and ``RunInterrupted`` is raised; games already stored are kept.
@@ -397,7 +498,14 @@ def run_tournament(
 
     with exclusive(config.db_path), ResultsStore.open(config.db_path) as store:
         runner = TournamentRunner(
-            config, store, log_root / config.run_id, on_progress, on_game, executor, on_notice
+            config,
+            store,
+            log_root / config.run_id,
+            on_progress,
+            on_game,
+            executor,
+            on_notice,
+            schedule,
         )
         summary_box: list[RunSummary] = []
 

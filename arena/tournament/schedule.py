@@ -1,10 +1,25 @@
-"""The round-robin schedule: which entrants meet, in which seatings, on which games.
+"""Schedules: which matches a run plays next, asked by the runner one match at a time.
 
-Every set of three entrants meets (with two entrants: {A,A,B} and {A,B,B}); each such
-triple plays every distinct seating of its entrants over the three teams, and every
-seating plays the *same* games — duplicate play (R3.1a): game k of every seating is
-dealt from the same key, ``RunKey.game(k)``, so the same cards go to the same seats and
-luck cancels out.
+The runner asks its ``Schedule`` "which match next?" (cutechess's ``Tournament::nextPair``)
+whenever a table has room, and tells it of each game stored and each match ended; the
+schedule answers a match, ``Wait`` (nothing now: ask again after the next game, match
+end or wake-up) or ``DONE``. Round robin, sampled, a comparison's batches and a ladder's
+rounds are schedules, not runners: the runner plays, stores, resumes and retries the
+same way for all of them.
+
+The round robin: every set of three entrants meets (with two entrants: {A,A,B} and
+{A,B,B}); each such triple plays every distinct seating of its entrants over the three
+teams, and every seating plays the *same* games — duplicate play (R3.1a): game k of every
+seating is dealt from the same key, ``RunKey.game(k)``, so the same cards go to the same
+seats and luck cancels out. A sampled schedule plays a balanced sample of the triples.
+Both are fixed lists (``FixedSchedule``).
+
+No deal is live at two tables at once (``arena.tournament.leases``): a table waits for
+the deal of its next game while another plays it. So that the seatings played at once
+seldom want the same deal, each seating starts at another game and goes round
+(``ScheduledMatch.order``): consecutive seatings start far apart in the run's games
+(``spread``, the golden ratio's sequence). The order is a function of the schedule alone,
+so that a match plays its games in the same order whatever the tables and their timing.
 """
 
 from __future__ import annotations
@@ -13,19 +28,25 @@ import dataclasses
 import hashlib
 import hmac
 import itertools
+import math
 import random
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Protocol, TypeAlias
 
+from arena.bots import BotSpec
 from arena.engine import GameKey
 from arena.engine.deals import KEY_BYTES, SecretKey
+
+if TYPE_CHECKING:
+    from arena.referee.result import GameResult
 
 _GAME_LABEL: Final = b"schmier-arena/game:"
 _RUN_SEED_LABEL: Final = b"schmier-arena/run-seed:"
 _SAMPLED_SEED: Final = 20261201
 _REPAIR_STEPS: Final = 1000
+_GOLDEN: Final = (math.sqrt(5) - 1) / 2  # frac(k·φ) spreads any run of k's over [0, 1)
 
 # ``--schedule auto`` plays the full round robin up to this many matches (7 entrants: 210),
 # and a sampled one above it (8 entrants would be 336, 30 entrants 24,360: the cube of the
@@ -82,18 +103,27 @@ def seed_warning(seed: int) -> str:
 @dataclass(frozen=True)
 class ScheduledMatch:
     """One seating of one triple, playing games 0 … ``games`` - 1 of the run, or every
-    ``every``-th of them from ``offset`` (``swap_pairs``)."""
+    ``every``-th of them from ``offset`` (``swap_pairs``), starting with the
+    ``rotation``-th of them and going round (``order``)."""
 
     key: str  # stable across runs of the same command: used to resume
     entrants: tuple[int, int, int]  # entrant indices by team (R1.2)
     games: int
     every: int = 1
     offset: int = 0
+    rotation: int = 0
 
     @property
     def indices(self) -> range:
         """The game indices this match plays: its games' keys are ``RunKey.game(i)``."""
         return range(self.offset, self.games, self.every)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """``indices`` in the order its table plays them: from the ``rotation``-th, round."""
+        mine = self.indices
+        start = self.rotation % len(mine) if len(mine) else 0
+        return (*mine[start:], *mine[:start])
 
     def skipped(self, done: Iterable[int] = ()) -> frozenset[int]:
         """The indices below ``games`` that the match does not play: not its own, or ``done``."""
@@ -116,8 +146,25 @@ def seatings(triple: tuple[int, int, int]) -> list[tuple[int, int, int]]:
     return sorted(distinct)
 
 
+def spread(position: int, count: int) -> int:
+    """Where the match at ``position`` of a schedule starts among its ``count`` games:
+    ⌊frac(position·φ)·count⌋, so that any few consecutive matches (those played at once,
+    however many tables there are) start far apart, and their tables seldom want the
+    same deal at the same time. Simulated on 2 to 8 tables, it loses less to the deals'
+    leases than starting every match at its first game, or halves, or alternating
+    directions."""
+    return int((position * _GOLDEN) % 1.0 * count) if count > 0 else 0
+
+
+def _spread_out(schedule: list[ScheduledMatch]) -> list[ScheduledMatch]:
+    return [
+        dataclasses.replace(m, rotation=spread(p, len(m.indices))) for p, m in enumerate(schedule)
+    ]
+
+
 def round_robin(entrant_count: int, games: int) -> list[ScheduledMatch]:
-    """The whole schedule, in a fixed order; every match plays the same ``games`` games."""
+    """The whole schedule, in a fixed order; every match plays the same ``games`` games,
+    each starting at its own (``spread``)."""
     if games < 1:
         raise ScheduleError("--games must be at least 1")
     schedule = []
@@ -125,7 +172,7 @@ def round_robin(entrant_count: int, games: int) -> list[ScheduledMatch]:
         for s, seating in enumerate(seatings(triple)):
             key = f"t{t}-s{s}-" + "-".join(str(e) for e in seating)
             schedule.append(ScheduledMatch(key, seating, games))
-    return schedule
+    return _spread_out(schedule)
 
 
 def swap_pairs(games: int) -> list[ScheduledMatch]:
@@ -140,14 +187,112 @@ def swap_pairs(games: int) -> list[ScheduledMatch]:
     """
     matches = round_robin(2, games)
     pairs = len(matches) // 2
-    return [
-        dataclasses.replace(m, every=pairs, offset=min(s, len(matches) - 1 - s))
-        for s, m in enumerate(matches)
-    ]
+    return _spread_out(
+        [
+            dataclasses.replace(m, every=pairs, offset=min(s, len(matches) - 1 - s))
+            for s, m in enumerate(matches)
+        ]
+    )
 
 
 def schedule_size(schedule: Sequence[ScheduledMatch]) -> int:
     return sum(len(m.indices) for m in schedule)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Nothing to play now: ask again after the next stored game or ended match, when the
+    runner is woken (``TournamentRunner.wake``), or after ``seconds`` (None: no sooner)."""
+
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Done:
+    """Nothing more to play: the runner finishes the matches under way and ends."""
+
+
+DONE: Final = Done()
+# What a schedule answers the runner's "which match next?".
+Next: TypeAlias = ScheduledMatch | Wait | Done
+
+
+class Schedule(Protocol):
+    """What a run plays, one match at a time, as the runner asks (cutechess's
+    ``Tournament::nextPair``). The runner alone plays, stores, resumes and retries; the
+    schedule decides what comes next, and may follow what was played.
+
+    The runner asks ``next_match`` whenever it has room for a match (it keeps about two per
+    table handed to the executor) and after every event below until the answer is not a
+    match; a match answered is played (its games already stored are skipped, so a
+    resumed run asks the same questions). The schedule is told, in the runner's event
+    loop, of every game stored (``game_stored``), every match over (``match_ended``) and
+    every match the arena could not play after its retries (``given_up``: raise the error
+    to stop the run). ``withdrawn`` names matches under way to stop now (an entrant
+    retired), asked after every event: their stored games are kept. ``DONE`` is final.
+
+    Four shapes, one protocol: the round robin and the sampled schedule are fixed lists
+    (``FixedSchedule``); a comparison answers a batch of units, then ``Wait`` until they are
+    over, then looks at its sequential test (told game by game) and answers the next batch
+    or ``DONE``; a contest's ladder never says ``DONE``, chooses each round from the ratings
+    so far, and withdraws the round of an entrant retired.
+    """
+
+    @property
+    def entrants(self) -> Sequence[BotSpec]:
+        """The entrants by index (``ScheduledMatch.entrants``); it may grow, never change."""
+        ...
+
+    @property
+    def total_games(self) -> int | None:
+        """Games in all, where known ahead (the progress line); None where not."""
+        ...
+
+    def next_match(self) -> Next: ...
+
+    def game_stored(self, match: ScheduledMatch, result: GameResult) -> None: ...
+
+    def match_ended(self, match: ScheduledMatch) -> None: ...
+
+    def given_up(self, match: ScheduledMatch, error: Exception) -> None: ...
+
+    def withdrawn(self) -> Collection[str]: ...
+
+
+class FixedSchedule:
+    """A schedule known whole beforehand, played in its order: the round robin, a sampled
+    schedule, a comparison's batch."""
+
+    def __init__(self, entrants: Sequence[BotSpec], matches: Sequence[ScheduledMatch]) -> None:
+        self._entrants = tuple(entrants)
+        self.matches = tuple(matches)
+        self._next = 0
+
+    @property
+    def entrants(self) -> Sequence[BotSpec]:
+        return self._entrants
+
+    @property
+    def total_games(self) -> int:
+        return schedule_size(self.matches)
+
+    def next_match(self) -> Next:
+        if self._next == len(self.matches):
+            return DONE
+        self._next += 1
+        return self.matches[self._next - 1]
+
+    def game_stored(self, match: ScheduledMatch, result: GameResult) -> None:
+        pass
+
+    def match_ended(self, match: ScheduledMatch) -> None:
+        pass
+
+    def given_up(self, match: ScheduledMatch, error: Exception) -> None:
+        raise error  # a fixed schedule is played whole, or the run stops
+
+    def withdrawn(self) -> Collection[str]:
+        return ()
 
 
 def sampled_triples(entrant_count: int, count: int) -> list[tuple[int, int, int]]:
@@ -265,7 +410,7 @@ def sampled(entrant_count: int, matches: int, games: int) -> list[ScheduledMatch
         for s, seating in enumerate(seatings(triple)):
             key = f"p{t}-s{s}-" + "-".join(str(e) for e in seating)
             schedule.append(ScheduledMatch(key, seating, games))
-    return schedule
+    return _spread_out(schedule)
 
 
 ScheduleChoice = Literal["full", "sampled", "auto"]
@@ -309,6 +454,10 @@ class SchedulePlan:
         if self.matches is None:
             return round_robin(entrant_count, games)
         return sampled(entrant_count, self.matches, games)
+
+    def schedule(self, entrants: Sequence[BotSpec], games: int) -> FixedSchedule:
+        """The schedule the runner asks: this plan's matches of ``entrants``, in order."""
+        return FixedSchedule(entrants, self.build(len(entrants), games))
 
     def identity(self) -> dict[str, Any] | None:
         """What a run's identity records; None for the full round robin (as before it)."""

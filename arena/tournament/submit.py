@@ -26,13 +26,12 @@ from arena.referee.policy import (
     JOINS,
     POLICY,
     SUBMISSION_CHECKS,
-    ArenaTrouble,
     Fault,
     FaultKind,
 )
 from arena.referee.table import TableSettings
 from arena.tournament.registry import RegisteredBot, Registry
-from arena.tournament.runner import MATCH_ATTEMPTS, REPLAY_PAUSE_S
+from arena.tournament.retry import MatchUnplayableError, RetryPolicy
 from arena.tournament.schedule import RunKey
 from arena.wire.loop import run as run_loop
 
@@ -98,24 +97,27 @@ async def _validate_match(
     opponents = iter([cache.prepare(other, options) for other in others])
     entrants = tuple(spec if team == shape.team else next(opponents) for team in range(3))
     key = RunKey.generate()
-    plan = MatchPlan(
-        match_id=shape.match_id,
-        entrants=(entrants[0], entrants[1], entrants[2]),
-        seeds=[key.game(k) for k in range(shape.first_game + games)],
-        log_dir=log_dir,
+    plan = MatchPlan.of(
+        shape.match_id,
+        (entrants[0], entrants[1], entrants[2]),
+        [key.game(k) for k in range(shape.first_game + games)],
+        log_dir,
+        options,
         settings=settings,
-        limits=options.limits,
-        sandbox=options.sandbox,
-        workdir_bytes=options.workdir_bytes,
-        pass_env=options.pass_env,
         private=private,
     )
-    async with Referee(join_timeout=settings.join_timeout_s) as referee:
-        match = Match(referee, plan)
-        table = await match.play(skip=set(range(shape.first_game)))
-    seats = shape.seats()
-    faults = [f for f in table.faults if f.seat in seats]
-    return faults, [s for s in match.lingering if s in seats]
+
+    async def attempt() -> tuple[list[Fault], list[int]]:
+        async with Referee(join_timeout=settings.join_timeout_s) as referee:
+            match = Match(referee, plan)
+            table = await match.play(skip=set(range(shape.first_game)))
+        seats = shape.seats()
+        faults = [f for f in table.faults if f.seat in seats]
+        return faults, [s for s in match.lingering if s in seats]
+
+    # The arena's trouble (no seat joined, a process not started) is tried again with the
+    # same deals, as any match of a run is.
+    return await RetryPolicy().play(attempt)
 
 
 def validate(
@@ -163,22 +165,16 @@ def validate(
         tails: list[tuple[bool, str]] = []  # (it faulted, its seat's log) per match
         for number, shape in enumerate(shapes):
             log_dir = logs if len(shapes) == 1 else logs / f"match-{number}"
-            for attempt in range(1, MATCH_ATTEMPTS + 1):
-                try:
-                    found, stopped = run_loop(
-                        _validate_match(
-                            runnable, games, settings, log_dir, options, (root, *private), shape
-                        )
+            try:
+                found, stopped = run_loop(
+                    _validate_match(
+                        runnable, games, settings, log_dir, options, (root, *private), shape
                     )
-                    break
-                except ArenaTrouble as trouble:
-                    if attempt == MATCH_ATTEMPTS:
-                        detail = f"not run: {trouble} ({MATCH_ATTEMPTS} times)"
-                        checks += [
-                            Check(name, None, detail) for name in (*SUBMISSION_CHECKS, EXITS)
-                        ]
-                        return spec, checks, ""
-                    time.sleep(REPLAY_PAUSE_S * attempt)
+                )
+            except MatchUnplayableError as unplayable:
+                detail = f"not run: {unplayable.trouble} ({unplayable.attempts} times)"
+                checks += [Check(name, None, detail) for name in (*SUBMISSION_CHECKS, EXITS)]
+                return spec, checks, ""
             faults += found
             lingering += stopped
             tails.append((bool(found), read_log_tail(log_dir / f"seat{shape.team}.log")))

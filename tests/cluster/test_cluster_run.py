@@ -8,9 +8,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tournament.helpers import copy_bot, sample_path, samples_command, stored_keys
+from tournament.helpers import (
+    copy_bot,
+    deal_clocks,
+    games_as_played,
+    overlapping,
+    same_start,
+    sample_path,
+    samples_command,
+    stored_keys,
+)
 
 from arena.bots import load_bot
+from arena.tournament.cluster import DaskExecutor
+from arena.tournament.runner import RunConfig, run_tournament
 
 from .conftest import LocalCluster, match_logs, start_local_cluster
 from .helpers import arena_run, assert_complete, run_command, shown, stored_games
@@ -127,3 +138,28 @@ def test_a_comparison_plays_its_batches_on_the_cluster(
     assert "6 swap pairs, 12 games (12 played now, cap 12)" in done.stdout, shown(done)
     keys = stored_keys(db)
     assert len(keys) == 12 and set(keys.values()) == {1}
+
+
+@pytest.mark.slow
+def test_no_two_games_of_one_deal_are_played_at_once_on_the_cluster(
+    shared_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """The deals' leases stay with the coordinator, whichever worker plays: two workers'
+    tables, every seating starting at the same game, and no game overlaps one of its deal
+    (each game's span as its six bots lived it, from the logs the workers sent back)."""
+    entrants = deal_clocks(tmp_path / "bots")
+    config = RunConfig(
+        entrants=entrants, games=GAMES, seed=None, jobs=2, db_path=tmp_path / "arena.db"
+    )
+    summary = run_tournament(
+        config,
+        tmp_path / "logs",
+        executor=DaskExecutor(shared_cluster.address),
+        schedule=same_start(entrants, GAMES),
+    )
+    assert summary.played == 6 * GAMES
+
+    spans = games_as_played(tmp_path / "logs")
+    assert len(spans) == 6 * GAMES, sorted(spans)
+    assert overlapping(spans, same_deal=True) == []
+    assert overlapping(spans, same_deal=False), "the two workers never played at once"

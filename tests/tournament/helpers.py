@@ -7,8 +7,11 @@ standings and records (``ResultsStore``), never one game's rows.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -26,10 +29,13 @@ from arena.engine.record import first_difference, without_times
 from arena.referee.policy import Fault, FaultKind
 from arena.referee.result import SeatStats
 from arena.tournament.runner import RunConfig
+from arena.tournament.schedule import FixedSchedule, round_robin
 from arena.tournament.store import APPLICATION_ID, ResultsStore, RunInfo, entrant_label
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
+DEAL_CLOCK = Path(__file__).resolve().parent / "bots" / "deal_clock"
+_DEAL_CLOCK_LINE = re.compile(r"^deal-clock (\S+) (\d) (\d+) (\d+) (\d+)$", re.MULTILINE)
 
 
 def sample_path(name: str) -> Path:
@@ -51,6 +57,54 @@ def copy_bot(name: str, destination: Path, new_name: str) -> Path:
     assert f'name = "{name}"' in text
     manifest.write_text(text.replace(f'name = "{name}"', f'name = "{new_name}"'))
     return destination
+
+
+def deal_clocks(root: Path) -> tuple[BotSpec, BotSpec]:
+    """Two entrants (``bots/deal_clock`` under two names) that write in their logs when
+    each game of their match was played (``games_as_played``)."""
+    specs = []
+    for name in ("deal_clock", "deal_clock_b"):
+        destination = root / name
+        shutil.copytree(DEAL_CLOCK, destination, ignore=shutil.ignore_patterns("__pycache__"))
+        manifest = destination / "bot.toml"
+        manifest.write_text(manifest.read_text().replace('"deal_clock"', f'"{name}"'))
+        specs.append(load_bot(destination))
+    return specs[0], specs[1]
+
+
+def same_start(entrants: tuple[BotSpec, BotSpec], games: int) -> FixedSchedule:
+    """Two entrants' round robin with every seating starting at game 0: without the deals'
+    leases, two tables would play the same deal at once from their first game."""
+    return FixedSchedule(
+        entrants, [dataclasses.replace(m, rotation=0) for m in round_robin(2, games)]
+    )
+
+
+def games_as_played(log_root: Path) -> dict[tuple[str, int], tuple[int, int]]:
+    """Each game of the deal-clock entrants' matches under ``log_root`` (LOGS/RUN/MATCH/):
+    (match, game index) -> the span its six seats lived it, on the machine's monotonic
+    clock in ns: from the first message of it that reached any of them to the last answer
+    any of them gave in it."""
+    spans: dict[tuple[str, int], tuple[int, int]] = {}
+    for log in sorted(log_root.glob("*/*/seat*.log")):
+        for match, _, index, first, last in _DEAL_CLOCK_LINE.findall(log.read_text()):
+            start, end = spans.get((match, int(index)), (int(first), int(last)))
+            spans[(match, int(index))] = (min(start, int(first)), max(end, int(last)))
+    return spans
+
+
+def overlapping(
+    spans: Mapping[tuple[str, int], tuple[int, int]], same_deal: bool
+) -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """The pairs of games (of one deal: the same game index; or of different deals) whose
+    spans overlap, i.e. that were played at the same time at two tables."""
+    found = []
+    for (a, (a_start, a_end)), (b, (b_start, b_end)) in itertools.combinations(
+        sorted(spans.items()), 2
+    ):
+        if a[0] != b[0] and (a[1] == b[1]) == same_deal and a_start < b_end and b_start < a_end:
+            found.append((a, b))
+    return found
 
 
 def arena_command() -> list[str]:

@@ -28,6 +28,8 @@ from arena.tournament.executor import play_match_collected
 from arena.tournament.local import LocalProcessExecutor
 from arena.tournament.messages import (
     GameFinished,
+    GameMayStart,
+    GameWanted,
     MatchFailed,
     MatchFinished,
     MatchLaunched,
@@ -41,7 +43,7 @@ from arena.tournament.messages import (
     read_report,
     send,
 )
-from arena.tournament.runner import run_tournament
+from arena.tournament.runner import RunConfig, run_tournament
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import ResultsStore
 from arena.wire.loop import run as run_loop
@@ -49,12 +51,16 @@ from arena.wire.loop import run as run_loop
 from .helpers import (
     arena_command,
     assert_same_records,
+    deal_clocks,
     describe,
+    games_as_played,
     integrity_check,
     kill_bots,
     live_pids,
+    overlapping,
     run_statuses,
     runs,
+    same_start,
     sample,
     sample_path,
     samples_run,
@@ -89,15 +95,27 @@ def _records(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(240)
-def test_referee_processes_play_the_games_one_referee_plays(tmp_path: Path) -> None:
-    """Same seed, deterministic bots: the same games, card for card, each stored once."""
+@pytest.mark.timeout(300)
+def test_referee_processes_play_the_games_one_referee_plays_never_a_deal_twice_at_once(
+    tmp_path: Path,
+) -> None:
+    """Same seed, deterministic bots: the same games, card for card, each stored once; and
+    on two tables, one referee or two referee processes, with every seating starting at
+    the same game, no game overlaps one of its deal. A game's span is as its six bots
+    lived it (the deal-clock bots' logs: first message to last answer, on the machine's
+    one monotonic clock); games of different deals did run side by side."""
+    entrants = deal_clocks(tmp_path / "bots")
     records = {}
     for referees in (1, 2):
         db = tmp_path / f"referees{referees}.db"
-        config = samples_run(db, ("greedy", "lowest"), games=GAMES, referees=referees)
-        summary = run_tournament(config, tmp_path / f"logs{referees}")
+        config = RunConfig(entrants, GAMES, 4242, jobs=2, db_path=db, referees=referees)
+        logs = tmp_path / f"logs{referees}"
+        summary = run_tournament(config, logs, schedule=same_start(entrants, GAMES))
         assert (summary.played, summary.skipped) == (len(EXPECTED), 0)
+        spans = games_as_played(logs)
+        assert len(spans) == len(EXPECTED), sorted(spans)
+        assert overlapping(spans, same_deal=True) == [], f"{referees} referee processes"
+        assert overlapping(spans, same_deal=False), "the two tables never played at once"
         # This process referees the first; two referee processes, each busy, the second.
         assert len(summary.referee_cpu_seconds) == (0 if referees == 1 else 2)
         assert all(cpu > 0 for cpu in summary.referee_cpu_seconds)
@@ -383,14 +401,20 @@ def _next_report(results: multiprocessing.connection.Connection, timeout: float)
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> None:
-    """Told ``OpenTables`` then ``PlayMatch``, it reports the match's launch, each game not
-    skipped in order, its end; told ``StopReferee``, its own CPU, and exits cleanly."""
+    """Told ``OpenTables`` then ``PlayMatch``, it reports the match's launch; before each
+    game not skipped, in the plan's order, it asks for the game's deal and plays it only
+    once granted; then its end; told ``StopReferee``, its own CPU, and exits cleanly."""
     plan = _plan("t0-s1", ("greedy", "lowest", "lowest"), (21, 22, 23), tmp_path / "logs")
+    plan.order = (2, 0, 1)
     with _referee_process() as (process, commands, results):
         send(commands, OpenTables(tables=1, join_timeout=30.0))
         send(commands, PlayMatch(ticket=7, plan=plan, skip=frozenset({1})))
         reports = [_next_report(results, 60)]
         while not isinstance(reports[-1], MatchFinished | MatchFailed):
+            if isinstance(wanted := reports[-1], GameWanted):
+                # Not granted yet: the table waits, and says nothing more meanwhile.
+                assert not results.poll(0.5), "a game started without its deal's lease"
+                send(commands, GameMayStart(wanted.ticket, wanted.index))
             reports.append(_next_report(results, 60))
         send(commands, StopReferee())
         exited = _next_report(results, 30)
@@ -398,13 +422,16 @@ def test_a_referee_process_reports_a_match_in_typed_messages(tmp_path: Path) -> 
     stderr = process.stderr.read().decode() if process.stderr else ""
     assert [type(r) for r in reports] == [
         MatchLaunched,
+        GameWanted,
         GameFinished,
+        GameWanted,
         GameFinished,
         MatchFinished,
     ], (reports, stderr)
     assert {r.ticket for r in reports if not isinstance(r, RefereeExited)} == {7}
+    wanted = [r.index for r in reports if isinstance(r, GameWanted)]
     games = [r.result for r in reports if isinstance(r, GameFinished)]
-    assert [g.game_index for g in games] == [0, 2]
+    assert wanted == [g.game_index for g in games] == [2, 0]
     done = reports[-1]
     assert isinstance(done, MatchFinished)
     assert (done.outcome.match_id, done.outcome.games_played) == ("t0-s1", 2)

@@ -1,4 +1,5 @@
-"""The round-robin schedule: triples, seatings, shared game keys (duplicate play), stable keys."""
+"""The round-robin schedule: triples, seatings, shared game keys (duplicate play), stable keys,
+the order each seating plays its games in, and the fixed schedule the runner asks."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from arena.engine import GameKey
 from arena.tournament.runner import RunConfig
 from arena.tournament.schedule import (
     AUTO_FULL_LIMIT,
+    DONE,
+    FixedSchedule,
     RunKey,
     ScheduleError,
     SchedulePlan,
@@ -27,6 +30,8 @@ from arena.tournament.schedule import (
     sampled_triples,
     schedule_size,
     seatings,
+    spread,
+    swap_pairs,
     triples,
 )
 
@@ -102,6 +107,42 @@ def test_the_schedule_holds_every_seating_of_every_triple_once(count: int) -> No
     expected = [s for triple in all_triples for s in seatings(triple)]
     assert [m.entrants for m in schedule] == expected
     assert schedule_size(schedule) == 3 * len(expected)
+
+
+@settings(max_examples=200)
+@given(games=st.integers(1, 40), count=st.integers(2, 5), design=st.sampled_from(["rr", "pairs"]))
+def test_each_seating_plays_each_of_its_games_once_starting_where_spread_says(
+    games: int, count: int, design: str
+) -> None:
+    schedule = round_robin(count, games) if design == "rr" else swap_pairs(games)
+    for position, match in enumerate(schedule):
+        assert sorted(match.order) == list(match.indices)
+        if match.order:
+            assert match.order[0] == match.indices[spread(position, len(match.indices))]
+            start = match.order.index(match.indices[0])
+            assert list(match.order[start:] + match.order[:start]) == list(match.indices)
+
+
+@settings(max_examples=300)
+@given(count=st.integers(1, 300), first=st.integers(0, 10_000))
+def test_a_few_consecutive_seatings_start_at_distinct_games(count: int, first: int) -> None:
+    """Whatever the tables (up to a third of the games), the seatings played at once
+    start at different games: their tables seldom wait for the same deal."""
+    window = max(1, count // 3)
+    starts = [spread(position, count) for position in range(first, first + window)]
+    assert len(set(starts)) == window
+    assert all(0 <= start < count for start in starts)
+
+
+def test_a_fixed_schedule_hands_out_its_matches_in_order_then_done() -> None:
+    matches = round_robin(2, 2)
+    schedule = FixedSchedule((), matches)
+    assert schedule.total_games == 12 and schedule.withdrawn() == ()
+    assert [schedule.next_match() for _ in matches] == matches
+    assert schedule.next_match() is DONE and schedule.next_match() is DONE
+    trouble = RuntimeError("the machine cannot start bots")
+    with pytest.raises(RuntimeError, match="cannot start"):
+        schedule.given_up(matches[0], trouble)
 
 
 def test_schedule_sizes_of_small_fields() -> None:

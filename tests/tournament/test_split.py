@@ -171,7 +171,7 @@ def test_arena_run_says_once_how_to_measure_the_split(tmp_path: Path) -> None:
             "run",
             str(sample_path("random")),
             str(sample_path("greedy")),
-            *("--games", "1", "--jobs", "2", "--db", str(tmp_path / "arena.db"), *extra),
+            *("--games", "2", "--jobs", "2", "--db", str(tmp_path / "arena.db"), *extra),
         ]
         done = subprocess.run(
             command, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=200
