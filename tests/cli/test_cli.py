@@ -327,7 +327,11 @@ def test_bench_referee_prints_each_round_and_the_median_ratio() -> None:
     result = invoke("bench", "referee", "--games", "1", "--pingpong", "300", "--rounds", "2")
     assert_ok(result)
     out = result.stdout
-    rounds = re.findall(r"^round \d+: \d+ decisions/s over gRPC.* ratio ([\d.]+)$", out, re.M)
+    rounds = re.findall(
+        r"^round \d+: \d+ decisions/s over gRPC.* ratio ([\d.]+) over gRPC, [\d.]+ over stdio$",
+        out,
+        re.M,
+    )
     assert len(rounds) == 2, out
     per_second = _figure(r"^(\d+) decisions/s over gRPC \(median round\)$", out)
     six = _figure(r"^(\d+) round trips/s bare gRPC ping-pong, six client processes", out)
@@ -335,8 +339,14 @@ def test_bench_referee_prints_each_round_and_the_median_ratio() -> None:
     ratio = _figure(r"^ratio: ([\d.]+)$", out)
     assert per_second > 0 and six > 0 and one > 0
     assert min(map(float, rounds)) - 0.01 <= ratio <= max(map(float, rounds)) + 0.01
-    assert _figure(r"^ratio to the one-process ping-pong: ([\d.]+)$", out) > 0
-    assert re.search(r"^round trip per decision: median [\d.]+ ms, p99 [\d.]+ ms$", out, re.M)
+    assert _figure(r"^ratio to the one-process ping-pong: ([\d.]+) over gRPC", out) > 0
+    assert _figure(r"^(\d+) decisions/s over stdio \(median round", out) > 0
+    assert re.search(
+        r"^round trip per decision over gRPC: median [\d.]+ ms, p99 [\d.]+ ms; "
+        r"over stdio: median [\d.]+ ms, p99 [\d.]+ ms$",
+        out,
+        re.M,
+    )
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ import random
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -263,8 +264,9 @@ def test_a_cancel_arriving_with_a_bot_answer_still_stops_the_run(tmp_path: Path)
     plays on an executor the test makes (one referee in this process, as ``executor_for``
     makes for one job), so that it can reach the matches under way.
     """
+    # Over gRPC: the moment is a gRPC seat's inbox (a stdio seat reads its pipe itself).
     config = RunConfig(
-        entrants=(sample("random"), sample("greedy")),
+        entrants=tuple(replace(sample(name), protocol="grpc") for name in ("random", "greedy")),
         games=3,
         seed=5,
         jobs=1,

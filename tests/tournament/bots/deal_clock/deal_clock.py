@@ -18,6 +18,8 @@ import time
 from arena.engine import random_legal_action
 from arena.sdk import Bot, run
 
+THINK_S = 0.003  # each decision's pause
+
 
 class DealClock(Bot):
     name = "deal_clock"
@@ -49,6 +51,9 @@ class DealClock(Bot):
                 print(line, file=sys.stderr, flush=True)
 
     def decide(self, decision):
+        # A game lasts longer than a table's six bots take to start on a busy machine, so
+        # that the other table is ready while this one plays (a sleep: no CPU taken).
+        time.sleep(THINK_S)
         action = random_legal_action(decision.legal, self.rng)
         self.last = time.monotonic_ns()  # the answer leaves after this
         return action
