@@ -12,8 +12,8 @@ import random
 import signal
 import subprocess
 import time
-from dataclasses import replace
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
