@@ -121,13 +121,13 @@ WORLDS: Final[tuple[World, ...]] = (
     World("level luck", (0.0, 0.0), 6.0, 0.0, 0.0, "two equal entrants, luck above all: "
           "each seed's rate sits on 3/9 (the lattice)"),
     World("off the lattice", (0.05, 0.0), 6.0, 0.0, 0.1, "the same, NEW a hair better: its "
-          "rate 1/3 + 0.002 and most seeds still at 3/9"),
+          "rate 1/3 + 0.0015 and most seeds still at 3/9"),
     World("close", (0.3, 0.0), 1.0, 0.5, 0.5, "two entrants a little apart"),
-    World("lopsided", (3.0, 0.0), 1.0, 0.5, 0.5, "two entrants far apart: rates 0.56 and 0.11"),
+    World("lopsided", (3.0, 0.0), 1.0, 0.5, 0.5, "two entrants far apart: rates 0.59 and 0.08"),
     World("fit", (1.0, 0.0), 0.5, 1.0, 0.0, "strong fit to the seed: an entrant's seeds "
           "differ much (positive intra-seed correlation)"),
     World("fit, lopsided", (3.0, 0.0), 0.5, 1.0, 0.0, "strong fit, far apart: a rate near "
-          "0.13 carried by rare seeds"),
+          "0.07 carried by rare seeds"),
     World("three level", (0.0, 0.0, 0.0), 6.0, 0.0, 0.1, "three equal entrants, luck above "
           "all (seeds on 2/6)"),
     World("three spread", (1.0, 0.0, -1.0), 1.0, 1.0, 1.0, "three entrants a step apart"),
@@ -199,6 +199,27 @@ class Truth:
     win_rates: NDArray[np.float64]  # entrant
     shares: NDArray[np.float64]  # entrant × entrant: i ahead of j in this share of pairs
     strengths: NDArray[np.float64]  # Bradley-Terry fit to every pair, nats
+
+
+def intra_seed_correlation(successes: Sequence[float] | NDArray[np.float64], units: float) -> float:
+    """How alike a seed's units are (a win rate's places, a head-to-head share's pairs):
+    (design effect - 1) / (units - 1), the design effect unfloored (below 0: the seed's
+    units agree more than coin flips would, as duplicate play makes them)."""
+    rates = np.asarray(successes) / units
+    mean = float(rates.mean())
+    binomial = mean * (1.0 - mean) / units
+    return (float(rates.var(ddof=1)) / binomial - 1.0) / (units - 1.0) if binomial else 0.0
+
+
+def world_correlations(world: World, seed: int) -> tuple[float, float]:
+    """Entrant 0's win rate's and its head-to-head share's (over entrant 1) intra-seed
+    correlation, on 4,000 seeds of the world."""
+    rng = np.random.default_rng([seed, 4001, *map(ord, world.name)])
+    seen = figures(world, simulate(world, 1, 4000, rng))
+    return (
+        intra_seed_correlation(seen.wins[0, :, 0], float(seen.places[0])),
+        intra_seed_correlation(seen.ahead[0, :, 0, 1], float(seen.pairs[0, 1])),
+    )
 
 
 def truth(world: World, seed: int) -> Truth:
@@ -328,9 +349,12 @@ class Coverage:
         """One Monte Carlo standard error of ``share`` at the floor."""
         return math.sqrt(COVERAGE_FLOOR * (1 - COVERAGE_FLOOR) / max(1, self.printed))
 
-    def shortfall(self) -> str | None:
+    def shortfalls(self) -> list[str]:
+        """Each promise the cell misses beyond its noise: its coverage, and a dominant
+        entrant's lower bound above its truth."""
+        found = []
         if self.printed and (COVERAGE_FLOOR - self.share) / self.error > NOISE:
-            return (
+            found.append(
                 f"{self.section} {self.world} {self.figure} at {self.seeds} seeds covers "
                 f"{self.share:.3f} < {COVERAGE_FLOOR} "
                 f"({(COVERAGE_FLOOR - self.share) / self.error:.1f} SE)"
@@ -339,12 +363,12 @@ class Coverage:
             share = self.above / self.printed
             error = math.sqrt(DOMINANT_TAIL * (1 - DOMINANT_TAIL) / self.printed)
             if (share - DOMINANT_TAIL) / error > NOISE:
-                return (
+                found.append(
                     f"rating {self.world} {self.figure} at {self.seeds} seeds: its lower bound "
                     f"above its truth in {share:.3f} > {DOMINANT_TAIL:g} "
                     f"({(share - DOMINANT_TAIL) / error:.1f} SE)"
                 )
-        return None
+        return found
 
 
 def _holds(bound: tuple[float | None, float | None], value: float) -> bool:
@@ -581,7 +605,7 @@ class TestRuns:
     def better_rate(self) -> float:
         return self.better / self.tests
 
-    def shortfall(self, size: StudySize) -> list[str]:
+    def shortfalls(self, size: StudySize) -> list[str]:
         found = []
         label = self.case.label
         if self.case.kind == "null":
@@ -857,6 +881,7 @@ class StudyFigures:
     games: int  # real games played
     seconds: float
     shortfalls: list[str]
+    pools: dict[str, list[SeedGroup]] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The figures as ``arena bench stats`` prints them."""
@@ -869,10 +894,22 @@ class StudyFigures:
             f"{DOMINANT_TAIL:g})",
         ]
         for world in WORLDS:
+            wins, share = world_correlations(world, s.seed)
             lines.append(
                 f"world {world.name}: strengths {', '.join(f'{x:g}' for x in world.strengths)}, "
-                f"luck {world.luck:g}, fit {world.fit:g}, hand {world.hand:g}: {world.describe}"
+                f"luck {world.luck:g}, fit {world.fit:g}, hand {world.hand:g}: {world.describe}; "
+                f"intra-seed correlation of entrant 0's wins {wins:+.3f}, of its pairs with 1 "
+                f"{share:+.3f}"
             )
+        for name, groups in self.pools.items():
+            if groups:
+                lines.append(
+                    f"pool {name} ({BOT_PAIRS[name].description}): {len(groups)} seed groups "
+                    f"of real games, NEW's unit score "
+                    f"{statistics.fmean(g.score for g in groups):.4f}, intra-seed correlation "
+                    f"of its pairs with BASE "
+                    f"{intra_seed_correlation([12 * g.score for g in groups], 12.0):+.3f}"
+                )
         for section, runs in (("rate", s.runs), ("head-to-head", s.runs)):
             lines += _coverage_lines(
                 [c for c in self.coverage if c.section == section], section, runs
@@ -1045,8 +1082,8 @@ def bench_stats(
         test_parts = list(pool.map(_test_task, test_tasks))
         coverage = [c for part in cells for c in part]
     tests = [_merge([p for p in test_parts if p.case.label == case.label]) for case in cases]
-    shortfalls = [text for c in coverage if (text := c.shortfall()) is not None]
-    shortfalls += [text for runs in tests for text in runs.shortfall(size)]
+    shortfalls = [text for c in coverage for text in c.shortfalls()]
+    shortfalls += [text for runs in tests for text in runs.shortfalls(size)]
     return StudyFigures(
         size=size,
         checked=checked.name,
@@ -1055,4 +1092,5 @@ def bench_stats(
         games=len(played) * GROUP_GAMES,
         seconds=time.perf_counter() - started,
         shortfalls=shortfalls,
+        pools=pools,
     )
