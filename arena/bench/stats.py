@@ -13,7 +13,8 @@ and the game's own noise (Gumbel: the finishing order is Plackett-Luce's). A lar
 simulation of the same world gives each figure's truth: a win rate, a head-to-head share,
 the Bradley-Terry ratings that the fit converges to, a unit's mean score.
 
-Four checks, each cell printed with its Monte Carlo standard error:
+Four checks, each cell printed (a shortfall with its distance in Monte Carlo standard
+errors):
 
 - **Win rates and head-to-head** (``rates.seed_rate_interval``) at 4 seeds (the fewest
   that get an interval) to 40, in worlds on and off the lattice of a seed's rate.
@@ -25,7 +26,9 @@ Four checks, each cell printed with its Monte Carlo standard error:
   (greedy against lowest, and against a greedy that errs 10 % of its cards, where the
   engine's own variance matters): false positives at equal strength, power at the margin,
   games to a verdict, looking after every unit and every 24 games as before.
-- **The interval at a verdict** (the confidence sequence): its coverage at the stop.
+- **The interval at a verdict** (the confidence sequence): its coverage at the stop, and
+  that of the report's head-to-head of the same units (``rates.seed_rate_interval`` of a
+  run a test stopped).
 
 A cell falls short when it misses its promise by more than ``NOISE`` standard errors:
 coverage below ``COVERAGE_FLOOR``, a dominant bound above its truth more often than 2.5 %,
@@ -96,6 +99,7 @@ RATE_SEEDS: Final = (4, 5, 10, 20, 40)
 RATING_SEEDS: Final = (4, 5, 10, 20)
 TRUTH_SEEDS: Final = 50_000  # seeds of the large simulation that gives a world's truths
 POOL_UNITS: Final = 100_000  # units simulated for a world's score distribution
+PAIRS_PER_SEATING: Final = 2  # each seating holds two NEW-versus-BASE pairs of teams
 
 
 # -- worlds ------------------------------------------------------------------------------------
@@ -659,7 +663,7 @@ def run_tests(
     cap = size.max_games // case.unit_games
     batch = max(1, BATCH_GAMES // case.unit_games)
     better = not_better = covered = report_covered = 0
-    pairs = 4 if case.unit_games == PAIR_GAMES else 12
+    pairs = PAIRS_PER_SEATING * case.unit_games  # NEW-versus-BASE pairs in a unit
     games: list[int] = []
     spent: list[int] = []
     every_batch: list[int] = []
@@ -720,7 +724,6 @@ def _batch_look_units(draw: Callable[[int], list[float]], test: Sprt, batch: int
 
 NEW: Final = 0  # entrant indices in GROUP_SEATINGS
 BASE: Final = 1
-PAIRS_PER_SEATING: Final = 2  # each seating holds two NEW-versus-BASE pairs of teams
 
 Player = tuple[Literal["greedy", "lowest", "noisy"], float]  # and a noisy one's error rate
 
