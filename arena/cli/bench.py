@@ -197,32 +197,39 @@ def bench_tournament_command(
 
 @bench_app.command("stats")
 def bench_stats_command(
+    runs: Annotated[
+        int, typer.Option(help="Fresh runs of each world and seed count (win rates).")
+    ] = 400,
+    rating_runs: Annotated[
+        int, typer.Option(help="Fresh runs whose ratings are fitted, per world and seed count.")
+    ] = 150,
+    tests: Annotated[int, typer.Option(help="Sequential tests per case.")] = 400,
     groups: Annotated[
-        int, typer.Option(help="Seed groups played for each pair of bots (six games each).")
-    ] = 120,
-    runs: Annotated[int, typer.Option(help="Fresh runs per coverage cell.")] = 500,
-    tests: Annotated[int, typer.Option(help="Sequential tests per case.")] = 200,
+        int,
+        typer.Option(help="Seed groups of real games per pair of bots (six games each; 0: none)."),
+    ] = 40,
     margin: Annotated[float, typer.Option(help="The sequential test's margin.")] = 0.05,
     alpha: Annotated[float, typer.Option(help="The test's false-positive rate.")] = 0.05,
     beta: Annotated[float, typer.Option(help="The test's false-negative rate.")] = 0.05,
     max_games: Annotated[
         int, typer.Option(help="Games after which a test counts as undecided.")
-    ] = 3000,
-    seed: Annotated[int, typer.Option(help="First game seed.")] = 1,
+    ] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the simulations and first game seed.")] = 1,
     jobs: Annotated[int, typer.Option(help="Processes (default: CPUs).", show_default=False)] = 0,
 ) -> None:
-    """Check arena compare's test and the report's intervals: in-process games of four pairs
-    of bots in two designs, hard score distributions, and fresh runs of known worlds
-    (figures, and the cells that miss their promise)."""
+    """Check every interval the arena prints and arena compare's test on simulated worlds
+    of known truth (and real games where the engine's variance matters); exit 1 when a cell
+    falls short of its promise beyond its noise."""
     import os
 
     from arena.bench.stats import StudySize, bench_stats
 
     try:
         size = StudySize(
-            groups=groups,
             runs=runs,
+            rating_runs=rating_runs,
             tests=tests,
+            groups=groups,
             margin=margin,
             alpha=alpha,
             beta=beta,
@@ -232,7 +239,10 @@ def bench_stats_command(
         )
     except ValueError as error:
         fail(str(error))
-    print_lines(bench_stats(size).lines())
+    figures = bench_stats(size)
+    print_lines(figures.lines())
+    if figures.shortfalls:
+        raise typer.Exit(1)
 
 
 @bench_app.command("cluster")

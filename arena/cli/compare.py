@@ -81,8 +81,9 @@ def compare(
     batch: Annotated[
         int | None,
         typer.Option(
-            help="Units (pairs or groups) played between two looks at the test "
-            "[default: 24 games' worth: 12 pairs, 4 groups].",
+            help="The most units (pairs or groups) one batch of matches plays; the test "
+            "looks after every unit, and a batch plays about as many as it is likely to "
+            "need [default: 24 games' worth: 12 pairs, 4 groups].",
             show_default=False,
         ),
     ] = None,
@@ -112,16 +113,17 @@ def compare(
         typer.Option(
             "--html",
             help="Also write the comparison as one self-contained HTML page to this file: "
-            "the verdict, the score and its interval, the log-likelihood ratio after each "
-            "unit, and the games with replays beside it (as arena report --html).",
+            "the verdict and the evidence that stopped the test, the score and its interval, "
+            "the log-likelihood ratio after each unit, and the games with replays beside it "
+            "(as arena report --html).",
         ),
     ] = None,
 ) -> None:
     """Is NEW better than BASE? Play duplicate swap pairs until a sequential test decides.
 
     A swap pair is one deal seed in a seating of {NEW,NEW,BASE} or {NEW,BASE,BASE} and in its
-    mirror, NEW and BASE swapped (two games; --design groups: all six seatings). After each
-    batch a sequential test on the units' scores says "better", "not better", or plays on;
+    mirror, NEW and BASE swapped (two games; --design groups: all six seatings). After every
+    unit a sequential test on the units' scores says "better", "not better", or plays on;
     at --max-games it stops undecided. Everything is stored like
     a run (arena report reads it); the same command resumes the same comparison.
     Exit status: 0 better, 1 not better, 3 undecided, 2 error.

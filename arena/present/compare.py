@@ -46,25 +46,40 @@ def sprt_figures(outcome: CompareOutcome) -> str:
     return figures
 
 
+def stopped_by(outcome: CompareOutcome) -> str:
+    """The evidence that stopped the test, in words: the ratio or the bet, and which bound;
+    the cap for an undecided comparison ("" while it plays on)."""
+    state, test = outcome.state, outcome.test
+    if state.decided_by == "bet":
+        if outcome.verdict == "better":
+            return (
+                f"the bet against 'even' reached its bound, log-wealth "
+                f"{state.bet_better:+.2f} of {state.bet_bound:.2f}"
+            )
+        return (
+            f"the bet against 'ahead by {test.margin:g}' reached its bound, "
+            f"{state.bet_not_better:+.2f} of {state.bet_bound_not_better:.2f}"
+        )
+    if state.decided_by == "ratio":
+        side, bound = (
+            ("upper", state.upper) if outcome.verdict == "better" else ("lower", state.lower)
+        )
+        return (
+            f"the log-likelihood ratio reached its {side} bound: {state.llr:+.2f} of {bound:+.2f}"
+        )
+    return f"the cap of {outcome.max_games} games came first" if outcome.finished else ""
+
+
 def evidence_lines(outcome: CompareOutcome) -> list[str]:
-    """Which evidence decided, with its figures (lines that fit 80 columns)."""
+    """What stopped the test, then the ratio with the test's settings (lines that fit 80
+    columns)."""
     state, test = outcome.state, outcome.test
     ratio = (
         f"LLR {state.llr:+.2f}, bounds {state.lower:+.2f} and {state.upper:+.2f} "
         f"(margin {test.margin:g}, alpha {test.alpha:g}, beta {test.beta:g})"
     )
-    if state.decided_by != "bet":
-        return [ratio]
-    # Only while every unit lay on one side of a hypothesis (sequential.py's docstring).
-    if state.verdict == "better":
-        against, wealth, bound = "'even'", state.bet_better, state.bet_bound
-    else:
-        against, wealth = f"'ahead by {test.margin:g}'", state.bet_not_better
-        bound = state.bet_bound_not_better
-    return [
-        f"decided by betting against {against}: log-wealth {wealth:+.2f}, bound {bound:.2f}",
-        ratio,
-    ]
+    stopped = stopped_by(outcome)
+    return [f"stopped: {stopped}", ratio] if stopped else [ratio]
 
 
 class CompareProgressLine(LiveProgress):
@@ -119,8 +134,29 @@ def verdict_meaning(outcome: CompareOutcome) -> list[str]:
     return [f"neither {ahead} nor 'even'", "was favoured enough before the cap"]
 
 
+def interval_line(outcome: CompareOutcome) -> str:
+    """The score's interval: the confidence sequence over the units the verdict counts."""
+    if outcome.interval is None:
+        return f"95% interval: none yet ({outcome.units} units)"
+    low, high = outcome.interval
+    # A confidence sequence: it holds however the test stopped (docs/STATISTICS.md).
+    return f"95% interval {low:.1%}–{high:.1%} over {outcome.units} seeds, valid at the stop"
+
+
+def units_lines(outcome: CompareOutcome) -> list[str]:
+    """The units and games the verdict counts, and those played past it."""
+    units, past = outcome.units, outcome.past_decision
+    lines = [
+        f"{units} {unit_name(outcome, units)}, {outcome.counted_games} games counted "
+        f"({outcome.games} stored, {outcome.played} played now, cap {outcome.max_games})"
+    ]
+    if past:
+        lines.append(f"{past} more {unit_name(outcome, past)} played after it: stored, not counted")
+    return lines
+
+
 def render_compare(console: Console, outcome: CompareOutcome, report_command: str) -> None:
-    """The verdict, the estimate with its seed-bootstrap interval, and what stands behind it.
+    """The verdict, the estimate with its confidence sequence, and what stands behind it.
 
     ``report_command``: how to read the comparison's run as a report.
     """
@@ -129,17 +165,11 @@ def render_compare(console: Console, outcome: CompareOutcome, report_command: st
     console.print(Text.assemble("  NEW:  ", literal(outcome.new, LABEL_LIMIT)))
     console.print(Text.assemble("  BASE: ", literal(outcome.base, LABEL_LIMIT)))
     state = outcome.state
-    if outcome.interval is None:
-        interval = f"  95% interval: too few seeds ({state.units})"
-    else:
-        low, high = outcome.interval
-        interval = f"  95% interval {low:.1%}–{high:.1%} (over {state.units} seeds)"
     lines = [
         *("  " + line for line in verdict_meaning(outcome)),
         f"  NEW ahead of BASE in {state.estimate:.1%} of their team pairs (ties half)",
-        interval,
-        f"  {state.units} {unit_name(outcome, state.units)}, {outcome.games} games "
-        f"({outcome.played} played now, cap {outcome.max_games})",
+        "  " + interval_line(outcome),
+        *("  " + line for line in units_lines(outcome)),
         *("  " + line for line in evidence_lines(outcome)),
         f"  stored as run {outcome.run_id}: {report_command}",
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
 from rich.measure import Measurement
@@ -99,7 +99,7 @@ def _percent(rate: float) -> str:
 
 
 def percent_interval(low: float | None, high: float | None) -> str:
-    # In whole percents: the seed bootstrap is not precise beyond that, and it keeps the
+    # In whole percents: an interval over seeds is not precise beyond that, and it keeps the
     # column narrow. Rates are never negative, so a dash reads as "to". An interval is
     # never a point: where whole percents would print one ("100–100"), more digits.
     if low is None or high is None:
@@ -163,7 +163,14 @@ def render_report(console: Console, report: RunReport, wide: bool = False) -> No
             f"{report.seeds} game seed{'' if report.seeds == 1 else 's'}; par = {PAR:.1%}"
         )
     )
-    console.print("95% intervals: a bootstrap over game seeds (duplicate deals, R3.1a)")
+    console.print("95% intervals over game seeds (duplicate deals, R3.1a): docs/STATISTICS.md")
+    if report.stopped:
+        console.print(
+            "a comparison, stopped by its test: each interval holds at the stop (a "
+            "confidence sequence)",
+            highlight=False,
+            markup=False,
+        )
     for line in mixed_builds_lines(report.mixed_builds):
         console.print(literal(line, style="bold red"))
     if report.ratings:
@@ -201,28 +208,52 @@ def _render_ratings(console: Console, report: RunReport, wide: bool) -> None:
         table.add_row(
             str(rank),
             literal(r.entrant, LABEL_LIMIT),
-            f"{r.rating:+.0f}",
+            rating_cell(r),
             rating_interval(r),
             str(r.games),
             str(r.seeds),
         )
     _print_table(console, table, wide)
-    if any(r.low_open or r.high_open for r in report.ratings):
-        console.print(
-            "> or <: the entrant never lost (never won) in too many of the bootstrap's draws "
-            "for a bound on that side",
-            highlight=False,
-            markup=False,
-        )
+    for line in rating_notes(report.ratings):
+        console.print(line, highlight=False, markup=False)
+
+
+# What an entrant beyond the rated field is, in the rating column and in a note below (the
+# notes fit 80 columns).
+PLACE_WORDS: Final[dict[str, tuple[str, str]]] = {
+    "above": (
+        "above",
+        "above: never behind any rated entrant: no rating, only a 95% lower bound (>)",
+    ),
+    "below": (
+        "below",
+        "below: never ahead of any rated entrant: no rating, only a 95% upper bound (<)",
+    ),
+    "apart": ("apart", "apart: no pair with a rated entrant either way: no rating"),
+}
+
+
+def rating_cell(r: Rating) -> str:
+    """The rating column: the rating, or (beyond the rated field) where the entrant is."""
+    return PLACE_WORDS[r.place][0] if r.rating is None else f"{r.rating:+.0f}"
+
+
+def rating_notes(ratings: Sequence[Rating]) -> list[str]:
+    """A line for each kind of entrant beyond the rated field, and the field's centre."""
+    places = {r.place for r in ratings} - {"rated"}
+    notes = [PLACE_WORDS[place][1] for place in ("above", "below", "apart") if place in places]
+    if places:
+        notes.append("mean 0: the rated entrants' (the field), whom the others do not move")
+    return notes
 
 
 def rating_interval(r: Rating) -> str:
-    # Ratings may be negative: "to" rather than a dash that would read as a minus. An open
-    # side has no bound ("> +484"); never a point: more digits where whole ones collide.
+    # Ratings may be negative: "to" rather than a dash that would read as a minus. A side
+    # without a bound reads "> +484"; never a point: more digits where whole ones collide.
     if r.too_few_seeds:
         return "too few seeds"
     if r.low is None and r.high is None:
-        return "unbounded"
+        return "none" if r.place == "apart" else "unbounded"
     if r.high is None:
         return f"> {r.low:+.0f}"
     if r.low is None:

@@ -168,7 +168,12 @@ def choose_triple(
     by their own need, then by name."""
     if len(entrants) < 2:
         return None
-    ratings = {} if report is None else {r.entrant: r.rating for r in report.ratings}
+    # An entrant beyond the rated field (unbeaten or winless) has no rating: near everyone.
+    ratings = (
+        {}
+        if report is None
+        else {r.entrant: r.rating for r in report.ratings if r.rating is not None}
+    )
 
     def need(label: str) -> tuple[int, float, int, str]:
         new = games[label] < NEW_VERSION_GAMES

@@ -79,7 +79,14 @@ def refused_page(line: str) -> str:
 
 def _rating(entry: EntrantRow) -> tuple[str, str]:
     if entry.rating is None:
-        return "–", ""
+        # Beyond the rated field (unbeaten or winless): its one bound, where seeds give it.
+        if entry.place == "above" and entry.low is not None and not entry.too_few_seeds:
+            return "above", f"> {entry.low:+.0f}"
+        if entry.place == "below" and entry.high is not None and not entry.too_few_seeds:
+            return "below", f"< {entry.high:+.0f}"
+        return (
+            "above" if entry.place == "above" else "below" if entry.place == "below" else "–"
+        ), ""
     if entry.too_few_seeds:
         interval = "too few seeds"
     else:

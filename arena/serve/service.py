@@ -166,6 +166,9 @@ class EntrantRow:
     games: int
     win_rate: float
     faults: int
+    # rated; above (below): never behind (ahead of) the rated field, so no rating, one
+    # bound; apart: no pair with it yet (arena.stats.ratings.Place)
+    place: str = "rated"
 
 
 @dataclass(frozen=True)
@@ -421,11 +424,14 @@ class ContestService:
                     games=rating.games if rating else (standing.games if standing else 0),
                     win_rate=standing.win_rate if standing else 0.0,
                     faults=sum(faults.get(label, {}).values()),
+                    place=rating.place if rating else "apart",
                 )
             )
+        # The report's order: above the field, the rated field by rating, below, apart.
+        ranked = {label: i for i, label in enumerate(ratings)}
 
-        def order(row: EntrantRow) -> tuple[bool, float, float, str]:
-            return (row.rating is None, -(row.rating or 0.0), -row.win_rate, row.entrant)
+        def order(row: EntrantRow) -> tuple[int, float, str]:
+            return (ranked.get(row.entrant, len(ranked)), -row.win_rate, row.entrant)
 
         rows.sort(key=order)
         return Leaderboard(

@@ -9,8 +9,12 @@ A comparison plays units: one game seed played so that NEW and BASE hold each ot
 
 A unit's statistic is ``sequential.group_score`` over its NEW-versus-BASE team pairs, 1/2 in
 expectation at equal strength, whatever the cards; ``sequential.Sprt`` decides on those
-scores. ``UnitTally`` groups games into units as they arrive, in any order, and
-``compare_outcome`` says where the test stands; ``arena.tournament.compare`` plays.
+scores, looked at after every unit in seed order: the verdict is the first unit at which it
+decides, and units played after it (a batch plays several at once) are stored but not
+counted. ``UnitTally`` groups games into units as they arrive, in any order,
+``compare_outcome`` says where the test stands, with the mean score's confidence sequence
+(valid however the test stopped), and ``next_target`` how far the next batch plays;
+``arena.tournament.compare`` plays.
 
 Run by hand, ``python -m arena.stats.comparison GAMES.json NEW BASE`` prints where the
 comparison stands on the games of NEW and BASE alone (the games' format:
@@ -20,13 +24,20 @@ comparison stands on the games of NEW and BASE alone (the games' format:
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from .rates import GameOutcome, finishing_positions, seed_rate_interval
-from .resample import SeedRatio
-from .sequential import Sprt, SprtState, Verdict, group_score
+from .rates import GameOutcome, finishing_positions
+from .sequential import (
+    Sprt,
+    SprtState,
+    Verdict,
+    confidence_sequence,
+    first_decision,
+    group_score,
+)
 
 __all__ = [
     "BASE",
@@ -40,10 +51,12 @@ __all__ = [
     "Design",
     "UnitTally",
     "compare_outcome",
+    "counted_verdict",
     "next_target",
     "pair_placings",
     "unit_games",
     "unit_seatings",
+    "units_to_decide",
 ]
 
 NEW: Final = 0  # entrant indices of a comparison's run: NEW first, BASE second
@@ -113,7 +126,6 @@ class UnitTally:
         self.design = design
         self._groups: dict[int, dict[tuple[str, str, str], GameOutcome]] = {}
         self._scores: dict[int, float] = {}
-        self._pairs: dict[int, int] = {}
 
     @property
     def games(self) -> int:
@@ -149,37 +161,61 @@ class UnitTally:
         ]
         score = group_score(placings)
         self._scores[seed] = score
-        self._pairs[seed] = len(placings)
         return score
 
     def scores(self) -> list[float]:
         """The scores of the complete units, in seed order."""
         return [self._scores[seed] for seed in sorted(self._scores)]
 
-    def score_ratio(self) -> SeedRatio:
-        """The complete units' points over their team pairs, per seed: the mean unit score
-        (every unit has as many pairs) as a rate whose units are the pairs."""
-        ratio = SeedRatio()
-        for seed, score in self._scores.items():
-            ratio.add(seed, score * self._pairs[seed], float(self._pairs[seed]))
-        return ratio
+
+def units_to_decide(scores: Sequence[float], test: Sprt, most: int) -> int:
+    """How many more units the test is likely to need, from 1 to ``most``: never fewer than
+    could decide (a run of units all won, or all lost), and once the evidence leans, as
+    many as it took to get here at its pace so far (so that a batch ends near where the
+    test will stop, and a lopsided comparison stops after a handful of units, not at the
+    end of a large batch)."""
+    done = len(scores)
+    fewest = most
+    for extreme in (1.0, 0.0):
+        ahead = first_decision(test.path([*scores, *[extreme] * most])[done:])
+        if ahead is not None:
+            fewest = min(fewest, ahead.units - done)
+    if done == 0:
+        return max(1, fewest)
+    state = test.path(scores)[-1]
+    leads = [(state.llr, state.upper), (-state.llr, -state.lower)]
+    if state.bet_better is not None and state.bet_not_better is not None:
+        leads += [
+            (state.bet_better, state.bet_bound),
+            (state.bet_not_better, state.bet_bound_not_better),
+        ]
+    paces = [
+        math.ceil(done * (bound - value) / value) for value, bound in leads if 0.0 < value < bound
+    ]
+    likely = min(paces, default=most)
+    return max(1, min(most, max(fewest, likely)))
 
 
 def next_target(
-    complete_units: int, batch: int, max_games: int, design: Design = DEFAULT_DESIGN
+    scores: Sequence[float],
+    test: Sprt,
+    batch: int,
+    max_games: int,
+    design: Design = DEFAULT_DESIGN,
 ) -> int | None:
     """The seeds that the next batch plays up to; None once the cap leaves no unit.
 
-    ``batch`` more seeds than the complete units (one unit a seed; the runner plays only
-    what is missing, so a unit left incomplete by an interruption is completed first), never
-    past ``max_games`` (whole units only).
+    As many units as the test is likely to need (``units_to_decide``), at most ``batch``,
+    beyond the complete ones (one unit a seed; the runner plays only what is missing, so a
+    unit left incomplete by an interruption is completed first), never past ``max_games``
+    (whole units only).
     """
     if batch < 1:
         raise CompareError(f"--batch must be at least 1, not {batch}")
     cap = max_games // unit_games(design)
-    if complete_units >= cap:
+    if len(scores) >= cap:
         return None
-    return min(complete_units + batch, cap)
+    return min(len(scores) + units_to_decide(scores, test, batch), cap)
 
 
 @dataclass(frozen=True)
@@ -190,22 +226,34 @@ class CompareOutcome:
     new: str
     base: str
     test: Sprt
+    # At the first unit that decided, or after the last complete one while none has
     state: SprtState
     verdict: Verdict  # the test's, or "undecided" when the cap stopped it
-    finished: bool  # decided, or no group left under the cap
-    # 95 % interval of the mean group score over seeds (``stats.seed_rate_interval``); None
-    # while none is computed (a live position: the bootstrap is for the verdict) or below
-    # ``stats.MIN_SEEDS_FOR_INTERVAL`` groups (then ``too_few_seeds``).
+    finished: bool  # decided, or no unit left under the cap
+    # The mean unit score's confidence sequence over the units the verdict counts
+    # (``sequential.confidence_sequence``: valid however the test stopped); None while
+    # none is computed (a live position) or before the first unit.
     interval: tuple[float, float] | None
-    games: int  # games stored, complete groups or not
+    games: int  # games stored, complete units or not
     max_games: int
     played: int = 0  # in this session
-    too_few_seeds: bool = False
+    too_few_seeds: bool = False  # no complete unit: no interval
     design: Design = DEFAULT_DESIGN
+    complete_units: int = 0  # stored, the ones past the decision included
 
     @property
     def units(self) -> int:
+        """The units the verdict counts (the first ones, in seed order)."""
         return self.state.units
+
+    @property
+    def counted_games(self) -> int:
+        return self.units * unit_games(self.design)
+
+    @property
+    def past_decision(self) -> int:
+        """Complete units stored after the one that decided (a batch's overrun)."""
+        return max(0, self.complete_units - self.units)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -216,10 +264,13 @@ class CompareOutcome:
             "finished": self.finished,
             "estimate": self.state.estimate,
             "interval": None if self.interval is None else list(self.interval),
+            "interval_method": "confidence sequence (betting), valid at the stop",
             "too_few_seeds": self.too_few_seeds,
             "design": self.design,
             "units": self.units,
             "seeds": self.units,
+            "games_counted": self.counted_games,
+            "units_past_decision": self.past_decision,
             "games": self.games,
             "played": self.played,
             "max_games": self.max_games,
@@ -237,6 +288,21 @@ class CompareOutcome:
         }
 
 
+def counted_verdict(
+    scores: Sequence[float], test: Sprt, with_interval: bool = True
+) -> tuple[SprtState, tuple[float, float] | None]:
+    """What the units' scores (in seed order) say: the test looked at after every unit,
+    its state at the first that decides (or after the last, while none has), and the
+    confidence sequence of the mean score over the units it counts (None before the first
+    unit, or without ``with_interval``)."""
+    path = test.path(scores)
+    state = first_decision(path) or (path[-1] if path else test.state([]))
+    interval = None
+    if with_interval and state.units:
+        interval = confidence_sequence(scores[: state.units])
+    return state, interval
+
+
 def compare_outcome(
     run_id: str,
     tally: UnitTally,
@@ -245,33 +311,30 @@ def compare_outcome(
     played: int = 0,
     with_interval: bool = True,
 ) -> CompareOutcome:
-    """The test on the complete groups so far, and whether it stops here.
+    """The test looked at after every complete unit, in seed order, and whether it stops.
 
-    It stops when the ratio leaves its bounds, or when the cap leaves no room for another
-    group: then the verdict is "undecided", whatever side the ratio leans to.
+    The verdict is that of the first unit at which the test decides (units after it are
+    not counted); with none, it is "undecided" and the comparison stops only when the cap
+    leaves no room for another unit.
     """
     scores = tally.scores()
-    state = test.state(scores)
+    state, interval = counted_verdict(scores, test, with_interval)
     capped = len(scores) >= max_games // unit_games(tally.design)
-    verdict: Verdict = state.verdict
-    interval = None
-    if with_interval:
-        # Each group is one seed: the mean score's interval resamples seeds.
-        interval = seed_rate_interval(tally.score_ratio())
     return CompareOutcome(
         run_id=run_id,
         new=tally.new,
         base=tally.base,
         test=test,
         state=state,
-        verdict=verdict,
-        finished=verdict != "undecided" or capped,
+        verdict=state.verdict,
+        finished=state.verdict != "undecided" or capped,
         interval=interval,
         games=tally.games,
         max_games=max_games,
         played=played,
         too_few_seeds=with_interval and interval is None,
         design=tally.design,
+        complete_units=len(scores),
     )
 
 

@@ -7,19 +7,14 @@ A draw counts as half a win everywhere: ``score = wins + draws / 2`` and ``win_r
 games``. Because of that the number of "successes" may be a half-integer, which is why the Wilson
 interval is computed from its closed form rather than through an exact binomial routine.
 
-The intervals of the standings and of the head-to-head table are not Wilson's: under duplicate
-play every game dealt from one game seed shares its cards (R3.1a), so those games are not
-independent and a per-game interval may be too narrow or too wide. They are percentile
-intervals of a bootstrap over game seeds (:mod:`.resample`); each line says how many seeds
-stand behind it. Wilson's interval stays for figures whose games are independent.
-
-No interval is ever a point. Where every seed gives the same rate the bootstrap has no
-spread, and near 0 or 1 it covers far less than 95 % on few seeds (a run in which nobody
-lost on the seeds drawn looks certain); there the interval is the wider envelope of the
-bootstrap's and Wilson's on an effective sample size, the games (or pairs) over their
-measured design effect (:func:`.resample.effective_interval`). Below
-``MIN_SEEDS_FOR_INTERVAL`` seeds no interval covers reliably: the figure has none
-(``None``) and says "too few seeds". ``arena bench stats`` measures the coverage.
+The intervals of the standings and of the head-to-head table are not Wilson's on the games:
+under duplicate play every game dealt from one game seed shares its cards (R3.1a), so those
+games are not independent and a per-game interval may be too narrow or too wide. They are
+Wilson's on an effective sample size, the games (or pairs) over their design effect measured
+over the seeds (:func:`.seeds.effective_interval`), with Student's t on seeds - 1 degrees
+of freedom; each line says how many seeds stand behind it. Below ``MIN_SEEDS_FOR_INTERVAL``
+seeds a figure has no interval (``None``) and says "too few seeds". No interval is ever a
+point. ``arena bench stats`` measures their coverage (docs/STATISTICS.md).
 
 Run by hand, ``python -m arena.stats.rates GAMES.json`` prints the head-to-head table of
 the games (their format: :mod:`arena.stats.byhand`).
@@ -31,10 +26,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from .resample import SeedRatio, effective_interval, wilson_interval
+from .seeds import SeedRatio, effective_interval, ratio_interval, wilson_interval
+from .sequential import confidence_sequence
 
 __all__ = [
-    "EXTREME_RATE",
     "MIN_SEEDS_FOR_INTERVAL",
     "EntrantGameRow",
     "GameOutcome",
@@ -51,14 +46,11 @@ Outcome = Literal["win", "draw", "loss"]
 _OUTCOMES: frozenset[str] = frozenset({"win", "draw", "loss"})
 _SCORE: Final[dict[str, float]] = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
-# Below this many seeds a figure gets no interval but "too few seeds": a bootstrap over one
-# seed only replays it; in a simulation (docs/STATISTICS.md) the intervals of a rate held
-# its truth in 0.6-0.8 of runs of 2 seeds, 0.92-0.97 of 3, and from 4 seeds on in
-# 0.92-1.00 at every rate from 0.02 to 0.98 but in the most lopsided worlds.
+# Below this many seeds a figure gets no interval but "too few seeds": on one seed there is
+# no spread to measure, and on three the design effect is too rough. From four seeds on
+# ``arena bench stats`` measured every interval at 0.93 or more in every world it plays
+# (docs/STATISTICS.md), so four is where they begin.
 MIN_SEEDS_FOR_INTERVAL: Final = 4
-# Within this distance of 0 or 1 (of the estimate or of the bootstrap's bounds) the seed
-# bootstrap alone covers too little on few seeds: the effective-sample interval joins it.
-EXTREME_RATE: Final = 0.1
 
 
 def win_rate_interval(wins: float, games: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -80,42 +72,42 @@ def win_rate_interval(wins: float, games: int, confidence: float = 0.95) -> tupl
     return wilson_interval(wins / games, float(games), confidence)
 
 
-def seed_rate_interval(rate: SeedRatio, confidence: float = 0.95) -> tuple[float, float] | None:
-    """The 95 % interval of a rate between 0 and 1 (a win rate, a share ahead) over seeds.
+def seed_rate_interval(
+    rate: SeedRatio, confidence: float = 0.95, stopped: bool = False
+) -> tuple[float, float] | None:
+    """The interval of a rate between 0 and 1 (a win rate, a share ahead) over seeds; None
+    below ``MIN_SEEDS_FOR_INTERVAL`` seeds ("too few seeds"). Never a point.
 
-    None below ``MIN_SEEDS_FOR_INTERVAL`` seeds ("too few seeds"). Otherwise the seed
-    bootstrap's, pinned around the estimate (a percentile interval of a ratio may, on few
-    seeds, fall just beside it); where that has no spread or comes within ``EXTREME_RATE``
-    of 0 or 1, its envelope with the effective-sample interval, which has width wherever
-    the rate has units. Never a point.
+    The binomial interval on the units over their design effect
+    (``seeds.effective_interval``); in a run a sequential test ``stopped`` (``arena
+    compare``'s), where a fixed-size interval covers too little, the confidence sequence
+    of the seeds' mean rate in seed order (``sequential.confidence_sequence``: every seed of
+    such a run holds as many units, so that mean is the rate).
     """
     if rate.seeds < MIN_SEEDS_FOR_INTERVAL:
         return None
-    value = rate.value
-    low, high = rate.interval(confidence)
-    low, high = max(0.0, min(low, value)), min(1.0, max(high, value))
-    if high - low <= _NO_SPREAD or low < EXTREME_RATE or high > 1.0 - EXTREME_RATE:
-        keys = list(rate.denominators)
-        e_low, e_high = effective_interval(
-            [rate.numerators[k] for k in keys], [rate.denominators[k] for k in keys], confidence
-        )
-        low, high = min(low, e_low), max(high, e_high)
-    return (low, high)
+    if stopped:
+        order = sorted(rate.denominators, key=_seed_order)
+        seeds = [rate.numerators[k] / rate.denominators[k] for k in order if rate.denominators[k]]
+        return confidence_sequence(seeds, confidence)
+    return effective_interval(*rate.sums(), confidence)
 
 
-# Replicates that differ by rounding only are no spread.
-_NO_SPREAD: Final = 1e-12
+def _seed_order(key: object) -> tuple[int, str]:
+    """Seeds in the order played (a unit without its seed after them, by its name)."""
+    return (key, "") if isinstance(key, int) else (1 << 62, str(key))
 
 
-def _seed_ratio_interval(ratio: SeedRatio) -> tuple[float | None, float | None]:
-    """The seed bootstrap's interval of an unbounded ratio (points per deal): None below
-    ``MIN_SEEDS_FOR_INTERVAL`` seeds, as a rate's."""
-    value = ratio.value
-    # Games without a single deal leave no points per deal to resample.
-    if ratio.seeds < MIN_SEEDS_FOR_INTERVAL or not any(ratio.denominators.values()):
+def _seed_ratio_interval(
+    ratio: SeedRatio, stopped: bool = False
+) -> tuple[float | None, float | None]:
+    """The t interval of an unbounded ratio (points per deal) over seeds: None below
+    ``MIN_SEEDS_FOR_INTERVAL`` seeds, as a rate's, and in a run a sequential test stopped
+    (no interval of an unbounded figure holds at such a stop: none is printed)."""
+    # Games without a single deal leave no points per deal to measure.
+    if stopped or ratio.seeds < MIN_SEEDS_FOR_INTERVAL or not any(ratio.denominators.values()):
         return (None, None)
-    low, high = ratio.interval()
-    return (min(low, value), max(high, value))
+    return ratio_interval(*ratio.sums())
 
 
 @dataclass(frozen=True)
@@ -136,7 +128,7 @@ class EntrantGameRow:
     decisions: int
     decision_seconds_total: float
     # The game seed the game was dealt from (its game index, R3.1a): the rows of one seed form
-    # one group of the bootstrap. None when unknown: the row is then a group of its own, as if
+    # one unit of the intervals. None when unknown: the row is then a unit of its own, as if
     # every game had been dealt independently.
     seed: int | None = None
 
@@ -162,7 +154,7 @@ class Standing:
     ci_low: float | None
     ci_high: float | None
     points_per_deal: float
-    points_per_deal_low: float | None  # its 95 % seed-bootstrap interval (None: too few seeds)
+    points_per_deal_low: float | None  # its 95 % t interval over seeds (None: too few seeds)
     points_per_deal_high: float | None
     bids_made: int
     bids_won: int
@@ -189,8 +181,9 @@ class _Totals:
     points_per_deal: SeedRatio = field(default_factory=SeedRatio)
 
 
-def standings(rows: Iterable[EntrantGameRow]) -> list[Standing]:
-    """Aggregate per-game rows into standings, best win rate first (then more games, then name)."""
+def standings(rows: Iterable[EntrantGameRow], stopped: bool = False) -> list[Standing]:
+    """Aggregate per-game rows into standings, best win rate first (then more games, then
+    name); ``stopped``: the run was stopped by a sequential test (``seed_rate_interval``)."""
     totals: dict[str, _Totals] = {}
     for number, row in enumerate(rows):
         t = totals.setdefault(row.entrant, _Totals())
@@ -215,9 +208,9 @@ def standings(rows: Iterable[EntrantGameRow]) -> list[Standing]:
     table: list[Standing] = []
     for entrant, t in totals.items():
         score = t.wins + t.draws / 2.0
-        interval = seed_rate_interval(t.win_rate)
+        interval = seed_rate_interval(t.win_rate, stopped=stopped)
         low, high = interval if interval is not None else (None, None)
-        points_low, points_high = _seed_ratio_interval(t.points_per_deal)
+        points_low, points_high = _seed_ratio_interval(t.points_per_deal, stopped)
         table.append(
             Standing(
                 entrant=entrant,
@@ -256,7 +249,7 @@ class GameOutcome:
     final_scores: tuple[int, int, int]
     winner: int | None  # winning team, None for a draw
     # The game seed: the game's index in its run, which every seating of the run plays
-    # with the same cards (R3.1a), so that its games are one group of the seed bootstrap.
+    # with the same cards (R3.1a), so that its games are one unit of the intervals.
     # None: unknown, and the game is a group of its own.
     seed: int | None = None
     # Teams that forfeited (the referee's rule F1): each lost, placed behind every team
@@ -312,11 +305,12 @@ def finishing_positions(game: GameOutcome) -> tuple[int, ...]:
     return tuple(sum(1 for other in keys if other > key) for key in keys)
 
 
-def head_to_head(games: Iterable[GameOutcome]) -> list[HeadToHead]:
-    """Pairwise table for every ordered pair of distinct entrants that met, sorted by (a, b).
+def head_to_head(games: Iterable[GameOutcome], stopped: bool = False) -> list[HeadToHead]:
+    """Pairwise table for every ordered pair of distinct entrants that met, sorted by (a, b);
+    ``stopped``: the run was stopped by a sequential test (``seed_rate_interval``).
 
     Every (a team, b team) pair of a game counts; teams of one entrant are never compared.
-    A game given without its seed is a bootstrap group of its own.
+    A game given without its seed is a unit of its own.
     """
 
     @dataclass
@@ -355,7 +349,7 @@ def head_to_head(games: Iterable[GameOutcome]) -> list[HeadToHead]:
     table: list[HeadToHead] = []
     for (a, b), pair in pairs.items():
         rate = pair.rate.value
-        interval = seed_rate_interval(pair.rate)
+        interval = seed_rate_interval(pair.rate, stopped=stopped)
         seeds = pair.rate.seeds
         behind = pair.pairs - pair.ahead - pair.ties
         n = pair.pairs

@@ -2,22 +2,35 @@
 
 A raw win rate depends on whom an entrant happened to meet; a rating does not. Each game
 is broken into its pairs of teams held by different entrants: the team placed ahead beats
-the other (a tie counts as half a win each way). The Bradley–Terry strengths are fitted to
-all pairs of all games at once (choix's I-LSR, maximum likelihood with a light
-regularisation so an entrant that never lost still gets a finite strength), so the result
-depends neither on the order the games finished in nor on ``--jobs``. Ratings are on the
-Elo scale, centred on the field's mean: 400 more means ten times the odds of finishing
-ahead. Their intervals come from the seed bootstrap (:mod:`.resample`): whole game seeds
-drawn with replacement, the fit repeated on each of ``RATING_REPLICATES`` draws, all draws
-at once (``fit_strengths``: the I-LSR iteration on a stack of matrices).
+the other (a tie counts half each way). The Bradley–Terry strengths are the maximum-
+likelihood fit to all pairs of all games at once, so the result depends neither on the
+order the games finished in nor on ``--jobs``. Ratings are on the Elo scale (400 more
+means ten times the odds of finishing ahead), centred on the mean of the *rated field*.
 
-A draw in which an entrant never loses (or never wins) has no maximum-likelihood fit: its
-strength would be infinite, and only the regularisation puts it anywhere (at 0.01 or 0.001
-the same data gave an upper bound of +1240 or +1640). Such draws are counted per entrant;
-where they are more than the interval's tail, the bound on that side is open — the data
-put no limit there — and is None (``high_open``: the text says "> +484"). The other bound
-stays: a finite stand-in for an infinite strength only lowers it, so it errs on the safe
-side. Below ``MIN_SEEDS_FOR_INTERVAL`` seeds there is no interval ("too few seeds").
+**The rated field.** A maximum-likelihood fit exists only where every entrant both beat and
+lost to the others, through some chain of pairs (the comparisons are strongly connected,
+Zermelo's condition); an entrant that never finished behind any of them would need an
+infinite strength, which only a regulariser would turn into a number. So the field is the
+largest set of entrants the pairs connect both ways (``rated``); an entrant that never
+finished behind any of its entrants is ``above`` it, one that never finished ahead of any
+is ``below`` it, one with no pair in either direction ``apart``. An entrant beyond the
+field has no rating (None) and one bound: ``above``, the rating it would need for it to
+have finished ahead in all of its pairs against the field with chance (1 - confidence) / 2
+at most (as Clopper and Pearson's bound for a run of successes), its pairs counted over the
+design effect; "> +412" in the report. The field's own ratings and intervals do not see
+it: their centre is the field's mean, not pulled by a strength the data cannot bound.
+
+**Intervals** are profile-likelihood intervals over the game seeds: a rating's bound is
+where the likelihood, maximised over every other strength, falls below its maximum by the
+design effect times t² / 2, Student's t at (1 + confidence) / 2 on seeds - 1 degrees of
+freedom. The design effect is how much the fit varies over seeds beyond what independent
+pairs would give: the cluster-robust (sandwich) variance of each rating, the seeds as
+clusters, over its model variance, averaged over the field and floored at 1 (pairs of one
+game, and games of one seed, are not independent: R3.1a). A profile interval bends where
+the likelihood does, so that an entrant that lost once in a thousand pairs gets a long
+upper side rather than a symmetric interval around a shaky estimate. Below
+``MIN_SEEDS_FOR_INTERVAL`` seeds there is no interval ("too few seeds"). ``arena bench
+stats`` measures their coverage, a dominant entrant's bound included (docs/STATISTICS.md).
 
 Run by hand, ``python -m arena.stats.ratings GAMES.json`` prints every entrant's rating
 with its interval (the games' format: :mod:`arena.stats.byhand`).
@@ -28,36 +41,43 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Final, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.optimize import brentq
+from scipy.sparse.csgraph import connected_components, shortest_path
+from scipy.special import expit, log_expit
+from scipy.stats import t as student_t
 
 from .rates import MIN_SEEDS_FOR_INTERVAL, GameOutcome, finishing_positions
-from .resample import expanded_tail, seed_weights
 
 __all__ = [
     "ELO_PER_NAT",
-    "RATING_REPLICATES",
+    "Field",
+    "FieldRating",
+    "Place",
     "Rating",
     "fit_ratings",
-    "fit_strengths",
-    "pairwise_results",
+    "pair_wins",
+    "rate_field",
 ]
 
 ELO_PER_NAT: Final = 400.0 / math.log(10.0)
-REGULARISATION: Final = 0.01
-RATING_REPLICATES: Final = 2000
-_TOLERANCE: Final = 1e-8  # choix's: the L1 change of the log-strengths (per entrant) that ends it
-_MAX_ITERATIONS: Final = 500
+# How far (in nats, about 8,700 Elo) a bound is looked for before its side is called open.
+_FARTHEST: Final = 50.0
+_TOLERANCE: Final = 1e-10  # a Newton step this small (in nats) ends the fit
+
+Place = Literal["rated", "above", "below", "apart"]
 
 
 @dataclass(frozen=True)
 class Rating:
     entrant: str
-    rating: float  # Elo scale, the field's mean at 0
-    # 95 % seed-bootstrap interval; None where open (low_open / high_open: no bound on that
-    # side, the text's "> +484") or with too few seeds (both None, too_few_seeds)
+    # Elo scale, the rated field's mean at 0; None beyond the field (``place``)
+    rating: float | None
+    # The interval's bounds; None where open (low_open / high_open: an entrant above the
+    # field has only its lower bound, "> +412") or with too few seeds (too_few_seeds)
     low: float | None
     high: float | None
     games: int
@@ -65,146 +85,283 @@ class Rating:
     low_open: bool = False
     high_open: bool = False
     too_few_seeds: bool = False
-    replicates: int = 0  # bootstrap draws behind the interval
-    unbeaten_draws: int = 0  # draws in which the entrant never lost (or was not drawn)
-    winless_draws: int = 0  # draws in which it never won (or was not drawn)
+    # rated: in the field; above (below): never finished behind (ahead of) an entrant of it;
+    # apart: no pair with it
+    place: Place = "rated"
+    design_effect: float = 1.0  # of the field's fit (floored at 1), behind every bound
+
+    @property
+    def ranked_by(self) -> float:
+        """What ranks it among entrants of its place: its rating, else (beyond the field)
+        its one bound, else 0."""
+        for value in (self.rating, self.low, self.high):
+            if value is not None:
+                return value
+        return 0.0
 
 
-def pairwise_results(outcome: GameOutcome, index: dict[str, int]) -> list[tuple[int, int]]:
-    """(winner, loser) index pairs of one game; a tie gives both orders (half each way)."""
+@dataclass(frozen=True)
+class FieldRating:
+    """One entrant's figures from ``rate_field``, in nats, the field's mean at 0."""
+
+    place: Place
+    rating: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class Field:
+    """``rate_field``'s answer: each entrant's figures, and the design effect behind them."""
+
+    entrants: list[FieldRating]
+    design_effect: float
+
+
+def pair_wins(outcome: GameOutcome, index: dict[str, int]) -> list[tuple[int, int, float]]:
+    """(ahead, behind, weight) for each pair of teams of different entrants in one game:
+    weight 1, or a tie as half each way."""
     positions = finishing_positions(outcome)
     names = outcome.entrants_by_team
-    pairs: list[tuple[int, int]] = []
+    pairs: list[tuple[int, int, float]] = []
     for a in range(3):
         for b in range(a + 1, 3):
             if names[a] == names[b]:
                 continue
             i, j = index[names[a]], index[names[b]]
             if positions[a] < positions[b]:
-                pairs.append((i, j))
+                pairs.append((i, j, 1.0))
             elif positions[b] < positions[a]:
-                pairs.append((j, i))
+                pairs.append((j, i, 1.0))
             else:
-                pairs += [(i, j), (j, i)]
+                pairs += [(i, j, 0.5), (j, i, 0.5)]
     return pairs
 
 
-def fit_strengths(wins: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Elo-scale ratings, centred, fitted to each of a stack of ``wins[..., i, j]`` matrices
-    (how often i finished ahead of j, from ``pairwise_results``).
+def _information(
+    wins: NDArray[np.float64], strengths: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The log-likelihood's gradient and its information (minus its Hessian)."""
+    ahead = expit(strengths[:, None] - strengths[None, :])
+    pairs = wins + wins.T
+    gradient = (wins - pairs * ahead).sum(axis=1)
+    weights = pairs * ahead * ahead.T
+    information = np.diag(weights.sum(axis=1)) - weights
+    return gradient, information
 
-    choix's ``ilsr_pairwise_dense`` (the same chain, regularisation and stopping rule; the
-    tests check they agree), run on every matrix of the stack at once: one batched linear
-    solve per iteration for all the bootstrap's draws instead of a loop of fits.
-    """
-    stack = wins.reshape((-1, *wins.shape[-2:]))
-    draws, n, _ = stack.shape
-    losses = np.swapaxes(stack, 1, 2)  # losses[b, i, j]: how often i finished behind j
-    params = np.zeros((draws, n))
-    ones = np.ones(n)
-    target = np.zeros(n)
-    target[-1] = float(n)
-    active = np.arange(draws)
-    for _ in range(_MAX_ITERATIONS):
-        weights = np.exp(params[active])
-        weights *= n / weights.sum(axis=1, keepdims=True)  # as choix: mean strength 1
-        rates = REGULARISATION + losses[active] / (weights[:, :, None] + weights[:, None, :])
-        rates[:, np.arange(n), np.arange(n)] = 0.0
-        generator = rates - np.einsum("bij,j->bi", rates, ones)[:, :, None] * np.eye(n)
-        # The stationary distribution: pi Q = 0 with sum(pi) = n (one balance equation
-        # replaced by the normalisation, as choix's statdist).
-        system = np.swapaxes(generator, 1, 2).copy()
-        system[:, -1, :] = 1.0
-        right = np.broadcast_to(target[:, None], (len(active), n, 1))
-        stationary = np.linalg.solve(system, right)[:, :, 0]
-        logs = np.log(np.clip(stationary, 1e-300, None))
-        logs -= logs.mean(axis=1, keepdims=True)
-        moved = np.abs(logs - params[active]).sum(axis=1)
-        params[active] = logs
-        active = active[moved > _TOLERANCE * n]
-        if len(active) == 0:
+
+def _log_likelihood(wins: NDArray[np.float64], strengths: NDArray[np.float64]) -> float:
+    return float((wins * log_expit(strengths[:, None] - strengths[None, :])).sum())
+
+
+def _maximise(
+    wins: NDArray[np.float64], start: NDArray[np.float64], fixed: int | None = None
+) -> tuple[float, NDArray[np.float64]]:
+    """The maximum log-likelihood, and where, over strengths that keep ``start``'s value
+    at ``fixed`` (if any) and the sum of the others: Newton's method in the subspace,
+    halving a step that would lower the likelihood (the log-likelihood is concave)."""
+    free = np.array([i for i in range(len(start)) if i != fixed])
+    strengths = start.astype(float)
+    best = _log_likelihood(wins, strengths)
+    if len(free) < 2:
+        return best, strengths
+    # A basis of the moves that keep the free strengths' sum: the likelihood sees only
+    # differences, so without a fixed entrant this removes its one flat direction.
+    basis = np.vstack([np.eye(len(free) - 1), -np.ones((1, len(free) - 1))])
+    for _ in range(200):
+        gradient, information = _information(wins, strengths)
+        curvature = basis.T @ information[np.ix_(free, free)] @ basis
+        direction = basis @ np.linalg.lstsq(curvature, basis.T @ gradient[free], rcond=None)[0]
+        size = 1.0
+        while True:
+            trial = strengths.copy()
+            trial[free] += size * direction
+            value = _log_likelihood(wins, trial)
+            if value >= best or size < 1e-8:
+                break
+            size /= 2.0
+        moved = float(np.abs(size * direction).max())
+        if value >= best:
+            strengths, best = trial, value
+        if moved < _TOLERANCE:
             break
-    centred: NDArray[np.float64] = (params - params.mean(axis=1, keepdims=True)) * ELO_PER_NAT
-    return centred.reshape((*wins.shape[:-2], n))
+    return best, strengths
 
 
-def fit_ratings(games: Sequence[GameOutcome], replicates: int = RATING_REPLICATES) -> list[Rating]:
-    """Every entrant's rating with its interval, best first (then by name); every game
-    needs its seed (the bootstrap resamples seeds)."""
+def _field(wins: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """The rated field (the largest strongly connected set of entrants: most entrants,
+    then most pairs among them, then the first) and which entrant reaches which."""
+    beats = wins > 0
+    count, labels = connected_components(beats, directed=True, connection="strong")
+
+    def size(label: int) -> tuple[int, float, int]:
+        members = np.flatnonzero(labels == label)
+        return (len(members), float(wins[np.ix_(members, members)].sum()), -label)
+
+    core = max(range(count), key=size)
+    reaches = np.isfinite(shortest_path(beats.astype(float), unweighted=True))
+    return np.flatnonzero(labels == core), reaches
+
+
+def _design_effect(
+    per_seed: NDArray[np.float64], wins: NDArray[np.float64], strengths: NDArray[np.float64]
+) -> float:
+    """The fit's cluster-robust variance over its model variance, the seeds as clusters
+    (n / (n - 1)), averaged over the entrants; at least 1."""
+    seeds = per_seed.shape[0]
+    _, information = _information(wins, strengths)
+    inverse = np.linalg.pinv(information)
+    ahead = expit(strengths[:, None] - strengths[None, :])
+    pairs = per_seed + np.swapaxes(per_seed, 1, 2)
+    scores = (per_seed - pairs * ahead).sum(axis=2)  # seeds × entrants
+    meat = seeds / (seeds - 1) * scores.T @ scores
+    robust = np.diag(inverse @ meat @ inverse)
+    model = np.diag(inverse)
+    return max(1.0, float(np.mean(robust / model)))
+
+
+def _profile_bounds(
+    wins: NDArray[np.float64], strengths: NDArray[np.float64], entrant: int, drop: float
+) -> tuple[float | None, float | None]:
+    """Where the profile log-likelihood of ``entrant``'s centred rating falls ``drop``
+    below its maximum, on each side (None: not within ``_FARTHEST`` nats)."""
+    size = len(strengths)
+    top = _log_likelihood(wins, strengths)
+    estimate = float(strengths[entrant])
+    warm = [strengths.copy()]
+
+    def shortfall(rating: float) -> float:
+        # A centred rating x is the entrant at x n / (n - 1) with the others' sum 0.
+        start = warm[0].copy()
+        others = np.arange(size) != entrant
+        start[others] -= start[others].mean()
+        start[entrant] = rating * size / (size - 1)
+        value, warm[0] = _maximise(wins, start, fixed=entrant)
+        return top - value - drop
+
+    _, information = _information(wins, strengths)
+    step = max(0.5, 3.0 * math.sqrt(max(float(np.linalg.pinv(information)[entrant, entrant]), 0)))
+    bounds: list[float | None] = []
+    for sign in (-1.0, 1.0):
+        far = estimate + sign * step
+        bound = None
+        while abs(far - estimate) <= _FARTHEST:
+            if shortfall(far) > 0.0:
+                low, high = sorted((estimate, far))
+                bound = float(brentq(shortfall, low, high, xtol=1e-4))
+                break
+            far = estimate + 2.0 * (far - estimate)
+        bounds.append(bound)
+    return bounds[0], bounds[1]
+
+
+def _beyond_bound(
+    pairs: NDArray[np.float64], field: NDArray[np.float64], effect: float, tail: float
+) -> float:
+    """The rating (nats, the field's mean at 0) at which an entrant that finished ahead
+    of (or, with ``field`` negated, behind) the field's entrants in all of its ``pairs``
+    with them would have done so with chance ``tail``, its pairs over the design effect."""
+
+    def excess(rating: float) -> float:
+        return float((pairs / effect * log_expit(rating - field)).sum()) - math.log(tail)
+
+    return float(brentq(excess, -_FARTHEST - 20.0, _FARTHEST + 20.0))
+
+
+def rate_field(per_seed: NDArray[np.float64], confidence: float = 0.95) -> Field:
+    """Every entrant's place, rating and bounds in nats (the rated field's mean at 0) from
+    ``per_seed[k, i, j]``, how often i finished ahead of j on seed k (a tie half each way).
+
+    No interval below ``MIN_SEEDS_FOR_INTERVAL`` seeds; no rating when no two entrants
+    beat each other (the games order them strictly: every entrant ``apart``).
+    """
+    seeds, size, _ = per_seed.shape
+    wins = per_seed.sum(axis=0)
+    field, reaches = _field(wins)
+    if len(field) < 2:
+        return Field([FieldRating("apart", None, None, None) for _ in range(size)], 1.0)
+    inner = wins[np.ix_(field, field)]
+    _, fitted = _maximise(inner, np.zeros(len(field)))
+    fitted -= fitted.mean()
+    with_interval = seeds >= MIN_SEEDS_FOR_INTERVAL
+    effect = (
+        _design_effect(per_seed[:, field][:, :, field], inner, fitted) if with_interval else 1.0
+    )
+    t = float(student_t.ppf(0.5 + confidence / 2.0, seeds - 1)) if with_interval else 0.0
+    tail = (1.0 - confidence) / 2.0
+    out: list[FieldRating] = []
+    member = {int(e): k for k, e in enumerate(field)}
+    anchor = int(field[0])
+    for entrant in range(size):
+        if entrant in member:
+            k = member[entrant]
+            low = high = None
+            if with_interval:
+                low, high = _profile_bounds(inner, fitted, k, effect * t * t / 2.0)
+            out.append(FieldRating("rated", float(fitted[k]), low, high))
+            continue
+        up, down = bool(reaches[entrant, anchor]), bool(reaches[anchor, entrant])
+        ahead, behind = wins[entrant, field], wins[field, entrant]
+        if up and not down and ahead.sum() > 0:
+            bound = _beyond_bound(ahead, fitted, effect, tail) if with_interval else None
+            out.append(FieldRating("above", None, bound, None))
+        elif down and not up and behind.sum() > 0:
+            bound = -_beyond_bound(behind, -fitted, effect, tail) if with_interval else None
+            out.append(FieldRating("below", None, None, bound))
+        else:
+            out.append(FieldRating("apart", None, None, None))
+    return Field(out, effect)
+
+
+_ORDER: Final[dict[Place, int]] = {"above": 0, "rated": 1, "below": 2, "apart": 3}
+
+
+def fit_ratings(games: Sequence[GameOutcome], confidence: float = 0.95) -> list[Rating]:
+    """Every entrant's rating with its interval: entrants above the field first (by their
+    bound), then the field by rating, then those below it (by bound); ties by name. Every
+    game needs its seed (the seed is the unit of the intervals)."""
     if any(game.seed is None for game in games):
-        raise ValueError("ratings resample game seeds: a game without its seed")
+        raise ValueError("ratings are read over game seeds: a game without its seed")
+    seeds_in = sorted({game.seed for game in games if game.seed is not None})
     names = sorted({name for game in games for name in game.entrants_by_team})
     if len(names) < 2:
         return []
     index = {name: i for i, name in enumerate(names)}
-    by_seed: dict[int, NDArray[np.float64]] = {}
+    position = {seed: k for k, seed in enumerate(seeds_in)}
+    per_seed = np.zeros((len(seeds_in), len(names), len(names)))
     games_of = dict.fromkeys(names, 0)
     seeds_of: dict[str, set[int]] = {name: set() for name in names}
     for game in games:
-        seed = cast(int, game.seed)
-        wins = by_seed.setdefault(seed, np.zeros((len(names), len(names))))
-        for winner, loser in pairwise_results(game, index):
-            wins[winner, loser] += 1.0
+        assert game.seed is not None
+        for ahead, behind, weight in pair_wins(game, index):
+            per_seed[position[game.seed], ahead, behind] += weight
         for name in set(game.entrants_by_team):
             games_of[name] += 1
-            seeds_of[name].add(seed)
-    seeds = sorted(by_seed)
-    per_seed = np.array([by_seed[seed] for seed in seeds])  # seeds × entrants × entrants
-    point = fit_strengths(per_seed.sum(axis=0))
-    if len(seeds) < MIN_SEEDS_FOR_INTERVAL:
-        ratings = [
-            Rating(
-                name,
-                float(point[i]),
-                None,
-                None,
-                games_of[name],
-                len(seeds_of[name]),
-                too_few_seeds=True,
-            )
-            for i, name in enumerate(names)
-        ]
-    else:
-        ratings = _with_intervals(names, point, per_seed, replicates, games_of, seeds_of)
-    ratings.sort(key=lambda r: (-r.rating, r.entrant))
-    return ratings
+            seeds_of[name].add(game.seed)
+    few = len(seeds_in) < MIN_SEEDS_FOR_INTERVAL
+    field = rate_field(per_seed, confidence)
 
+    def elo(value: float | None) -> float | None:
+        return None if value is None else value * ELO_PER_NAT
 
-def _with_intervals(
-    names: list[str],
-    point: NDArray[np.float64],
-    per_seed: NDArray[np.float64],
-    replicates: int,
-    games_of: dict[str, int],
-    seeds_of: dict[str, set[int]],
-) -> list[Rating]:
-    weights = seed_weights(len(per_seed), replicates)
-    drawn = np.tensordot(weights, per_seed, axes=1)  # replicates × entrants × entrants
-    fits = fit_strengths(drawn)
-    unbeaten = (drawn.sum(axis=1) == 0).sum(axis=0)  # column sums: times each finished behind
-    winless = (drawn.sum(axis=2) == 0).sum(axis=0)
-    tail = expanded_tail(0.95, len(per_seed))  # as every other interval of the report
-    low, high = np.quantile(fits, [tail, 1.0 - tail], axis=0)
-    ratings = []
-    for i, name in enumerate(names):
-        # Open where the draws without a fit reach into the tail the bound is read from.
-        high_open = bool(unbeaten[i] > tail * replicates)
-        low_open = bool(winless[i] > tail * replicates)
-        ratings.append(
-            Rating(
-                entrant=name,
-                rating=float(point[i]),
-                low=None if low_open else min(float(low[i]), float(point[i])),
-                high=None if high_open else max(float(high[i]), float(point[i])),
-                games=games_of[name],
-                seeds=len(seeds_of[name]),
-                low_open=low_open,
-                high_open=high_open,
-                replicates=replicates,
-                unbeaten_draws=int(unbeaten[i]),
-                winless_draws=int(winless[i]),
-            )
+    ratings = [
+        Rating(
+            entrant=name,
+            rating=elo(f.rating),
+            low=elo(f.low),
+            high=elo(f.high),
+            games=games_of[name],
+            seeds=len(seeds_of[name]),
+            low_open=not few and f.low is None and f.place != "apart",
+            high_open=not few and f.high is None and f.place != "apart",
+            too_few_seeds=few,
+            place=f.place,
+            design_effect=field.design_effect,
         )
+        for name, f in zip(names, field.entrants, strict=True)
+    ]
+
+    ratings.sort(key=lambda r: (_ORDER[r.place], -r.ranked_by, r.entrant))
     return ratings
 
 

@@ -11,6 +11,12 @@ whose identity leaves out the number of games: it grows batch by batch, each bat
 the same six matches with more games per match, of which the runner plays only those not
 stored yet. The same command therefore resumes the same test, and a finished one is read
 back without playing.
+
+The test looks after every unit, in seed order (``comparison.compare_outcome``); batches
+are for scheduling: each plays as many units as the test is likely to need
+(``comparison.next_target``: a lopsided comparison's first batch is the handful that could
+decide it, a close one's at most ``--batch``), and units a batch played past the decision
+are stored but not counted.
 """
 
 from __future__ import annotations
@@ -57,13 +63,14 @@ __all__ = [
 ]
 
 DEFAULT_MAX_GAMES: Final = 3000
-# Games played between two looks at the test (4 seed groups, 12 swap pairs): a look after
-# every unit would cost each batch's bots their start-up for a game or two.
+# The most games one batch plays (4 seed groups, 12 swap pairs): every batch starts each
+# match's bots again, so a batch of a unit or two at a time would spend more on start-ups
+# than on games while the test is far from its bounds.
 BATCH_GAMES: Final = 24
 
 
 def default_batch(design: Design) -> int:
-    """Units played between two looks at the test: ``BATCH_GAMES`` worth."""
+    """The most units one batch plays: ``BATCH_GAMES`` worth."""
     return BATCH_GAMES // unit_games(design)
 
 
@@ -80,7 +87,7 @@ class CompareConfig(RunConfig):
     schedule: SchedulePlan = field(default_factory=lambda: compare_schedule(DEFAULT_DESIGN))
     test: Sprt = field(default_factory=Sprt)
     max_games: int = DEFAULT_MAX_GAMES
-    batch: int | None = None  # units between two looks; None: ``default_batch(design)``
+    batch: int | None = None  # the most units a batch plays; None: ``default_batch(design)``
     name: str | None = None  # --run-id: the run's id instead of one derived from its identity
 
     def identity(self) -> dict[str, Any]:
@@ -105,8 +112,8 @@ class CompareConfig(RunConfig):
         return "pairs" if self.schedule.kind == "pairs" else "groups"
 
     @property
-    def looks_every(self) -> int:
-        """Units played between two looks at the test."""
+    def batch_units(self) -> int:
+        """The most units one batch plays (the test looks after every unit)."""
         return self.batch if self.batch is not None else default_batch(self.design)
 
 
@@ -132,7 +139,7 @@ def check_config(config: CompareConfig) -> None:
     unit = unit_games(config.design)
     if config.max_games < unit:
         raise CompareError(f"--max-games must allow one unit, {unit} games, not {config.max_games}")
-    if config.looks_every < 1:
+    if config.batch_units < 1:
         raise CompareError(f"--batch must be at least 1, not {config.batch}")
 
 
@@ -205,25 +212,35 @@ def run_compare(
             config.run_id, tally, config.test, config.max_games, played, with_interval
         )
 
-    def on_game(scheduled: ScheduledMatch, result: GameResult) -> None:
-        nonlocal played
-        played += 1
-        tally.add(seeded(scheduled, config.labels, result))
-        if on_position is not None:
-            on_position(position(with_interval=False))
-
     outcome = position(with_interval=False)
+
+    def on_game(scheduled: ScheduledMatch, result: GameResult) -> None:
+        nonlocal played, outcome
+        played += 1
+        completed = tally.add(seeded(scheduled, config.labels, result)) is not None
+        # The test moves only when a unit completes; a game alone moves the count.
+        outcome = (
+            position(with_interval=False)
+            if completed
+            else dataclasses.replace(outcome, games=tally.games, played=played)
+        )
+        if on_position is not None:
+            on_position(outcome)
+
     if on_position is not None:
         on_position(outcome)
     while not outcome.finished:
-        target = next_target(outcome.units, config.looks_every, config.max_games, config.design)
-        assert target is not None  # not finished: the cap leaves room for a group
+        complete = outcome.complete_units
+        target = next_target(
+            tally.scores(), config.test, config.batch_units, config.max_games, config.design
+        )
+        assert target is not None  # not finished: the cap leaves room for a unit
         batch = dataclasses.replace(config, games=target)
         run_tournament(batch, log_root, on_game=on_game, executor=executor, on_notice=on_notice)
         with ResultsStore.open(config.db_path) as store:
             _refuse_mixed_builds(store, config)
-        before, outcome = outcome, position(with_interval=False)
-        if outcome.units <= before.units:  # never expected: every game is stored, faults too
+        outcome = position(with_interval=False)
+        if outcome.complete_units <= complete:  # never expected: every game is stored
             raise CompareError(
                 f"a batch up to game {target} completed no unit; see the logs under {log_root}"
             )

@@ -13,8 +13,7 @@ from arena.stats.rates import (
     head_to_head,
     standings,
 )
-from arena.stats.ratings import RATING_REPLICATES, Rating, fit_ratings
-from arena.stats.resample import REPLICATES
+from arena.stats.ratings import Rating, fit_ratings
 from arena.tournament.store import ResultsStore, RunInfo
 
 PAR = 1 / 3  # three teams: a bot no better than its opponents wins a third of its games
@@ -27,15 +26,22 @@ MIN_ENTRANTS_FOR_RATINGS: Final = 3
 INTERVALS: Final = {
     "confidence": 0.95,
     "method": (
-        "expanded percentile bootstrap over game seeds (duplicate groups, R3.1a); near 0 or 1 "
-        "or without spread, its envelope with Wilson's on the games over their measured design "
-        "effect; null below min_seeds seeds (too_few_seeds)"
+        "over game seeds (duplicate groups, R3.1a): a rate's is the union of Wilson's and the "
+        "exact binomial interval on its games over their design effect (at least 1), with "
+        "Student's t on seeds - 1 degrees of freedom; points per deal the t interval; null "
+        "below min_seeds seeds (too_few_seeds)"
     ),
-    "replicates": REPLICATES,
+    "rating_method": (
+        "profile likelihood of the Bradley-Terry fit, its drop scaled by the design effect, "
+        "t on seeds - 1; centred on the rated field (place rated); an entrant above (below) "
+        "the field has only a lower (upper) bound: rating null, high_open (low_open)"
+    ),
     "min_seeds": MIN_SEEDS_FOR_INTERVAL,
-    # Ratings: an open side (low_open / high_open, its bound null) where more of the draws
-    # than the interval's tail leave the entrant unbeaten (winless): no fit exists there.
-    "rating_replicates": RATING_REPLICATES,
+    # A run stopped by a sequential test (arena compare's): rates' intervals are confidence
+    # sequences over its seeds, valid at the stop, and points per deal gets none.
+    "stopped_method": (
+        "confidence sequence of the seeds' mean rate (betting), valid however the test stopped"
+    ),
 }
 
 
@@ -66,6 +72,8 @@ class RunReport:
     # Entrant label -> build digest -> games: versions whose games ran different builds
     # (a build that differs from one build to the next), so their figures mix two bots.
     mixed_builds: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Stopped by a sequential test (a comparison's run): its intervals know it
+    stopped: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +83,7 @@ class RunReport:
             "draws": self.draws,
             "par": PAR,
             "intervals": INTERVALS,
+            "stopped_by_test": self.stopped,
             "ratings": [asdict(r) for r in self.ratings],
             "standings": [asdict(s) for s in self.standings],
             "head_to_head": [asdict(h) for h in self.head_to_head],
@@ -94,15 +103,19 @@ def build_report(store: ResultsStore, run_id: str | None = None) -> RunReport:
         )
     games = store.game_outcomes(run.id)
     entrants = {name for game in games for name in game.entrants_by_team}
+    # A comparison stops when its test decides (arena.tournament.compare): the figures its
+    # games give were chosen by that stop, which a fixed-size interval does not know.
+    stopped = "compare" in run.settings
     return RunReport(
         run=run,
         games=len(games),
         seeds=len({game.seed for game in games}),
         draws=sum(1 for game in games if game.winner is None and not game.forfeited),
         ratings=fit_ratings(games) if len(entrants) >= MIN_ENTRANTS_FOR_RATINGS else [],
-        standings=standings(store.entrant_game_rows(run.id)),
-        head_to_head=head_to_head(games),
+        standings=standings(store.entrant_game_rows(run.id), stopped),
+        head_to_head=head_to_head(games, stopped),
         faults_by_kind=store.fault_counts(run.id),
         missed_joins=[MissedJoins(*row) for row in store.missed_joins(run.id)],
         mixed_builds=store.mixed_builds(run.id),
+        stopped=stopped,
     )

@@ -6,6 +6,7 @@ pairs (greedy finishes ahead of lowest in nearly every pair): about 20 s on two 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import sqlite3
@@ -54,16 +55,19 @@ def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_pat
     assert verdict["verdict"] == "better"
     assert verdict["played"] == 0  # resumed a finished comparison: nothing to play
     assert verdict["games"] == games == _stored_games(db)
-    assert verdict["design"] == "pairs" and verdict["units"] == games // 2
+    # Looked at after every pair: the verdict counts the pairs up to the one that decided;
+    # any the batch played after it are stored, not counted.
+    units = verdict["units"]
+    assert verdict["design"] == "pairs" and units + verdict["units_past_decision"] == games // 2
+    assert verdict["games_counted"] == 2 * units
     # Every pair lies above 1/2, where the ratio is floored: betting decides (sequential.py).
     assert verdict["decided_by"] == "bet", verdict
     assert verdict["bet_better"] >= verdict["bet_bound"] and verdict["llr"] < verdict["upper"]
-    if verdict["units"] >= 4:  # stats.MIN_SEEDS_FOR_INTERVAL: each pair is one seed
-        assert verdict["interval"][0] > 0.5
-    else:
-        assert verdict["interval"] is None and verdict["too_few_seeds"], verdict
-    assert f"{verdict['units']} swap pairs, {games} games" in first.stdout
-    assert "decided by betting against 'even'" in first.stdout, show(first)
+    # The confidence sequence over the counted pairs, valid at the stop.
+    low, high = verdict["interval"]
+    assert low < verdict["estimate"] <= high == 1.0 and not verdict["too_few_seeds"]
+    assert f"{units} swap pairs, {2 * units} games counted ({games} stored" in first.stdout
+    assert "stopped: the bet against 'even' reached its bound" in first.stdout, show(first)
 
     # The comparison is a run of the database: the report reads it.
     report = invoke("report", verdict["run_id"], "--db", str(db), "--json")
@@ -94,6 +98,7 @@ def test_random_against_its_copy_is_never_better_at_a_small_cap(tmp_path: Path) 
     continued = json.loads(more.stdout)
     assert continued["run_id"] == verdict["run_id"], show(more)
     assert (continued["units"], continued["games"], continued["played"]) == (3, 18, 6)
+    assert continued["units_past_decision"] == 0  # undecided: every unit counts
     assert continued["verdict"] == "undecided" and more.exit_code == 3, show(more)
 
 
@@ -120,6 +125,7 @@ def _outcome(verdict: Verdict, groups: int = 32, bet: bool = False) -> CompareOu
         max_games=3000,
         played=6 * groups,
         design="groups",
+        complete_units=groups,
     )
 
 
@@ -146,11 +152,26 @@ def test_the_verdict_fits_80_columns_with_its_figures(verdict: Verdict, bet: boo
     assert "…" not in text
     for figure in ("95.6%", "94.0%–97.1%", "32 seeds", "192 games", "-2.94", "+2.94"):
         assert figure in text, text
-    assert ("decided by betting" in text) == bet, text
+    # The line names the evidence that stopped the test (issue 35, 8: not always the ratio).
+    assert ("stopped: the bet against" in text) == bet, text
+    assert ("stopped: the log-likelihood ratio reached its" in text) == (
+        not bet and verdict != "undecided"
+    ), text
+    assert "valid at the stop" in text
     first = text.splitlines()[0]
     assert first.startswith(
         {"better": "NEW is better", "not better": "NEW is not better"}.get(verdict, "undecided")
     )
+
+
+def test_units_played_after_the_decision_are_said_and_not_counted() -> None:
+    console, buffer = _console()
+    outcome = dataclasses.replace(_outcome("better", groups=7), games=72, complete_units=12)
+    render_compare(console, outcome, "arena report 14dce8615cf1")
+    text = buffer.getvalue()
+    assert "7 seed groups, 42 games counted (72 stored" in text, text
+    assert "5 more seed groups played after it: stored, not counted" in text, text
+    assert all(len(line) <= 80 for line in text.splitlines()), text
 
 
 def test_the_live_line_shows_the_ratio_between_its_bounds_in_80_columns() -> None:

@@ -11,7 +11,10 @@ from urllib.parse import unquote
 
 import pytest
 
-from arena.present.html.compare import VERDICT_TEXT
+from arena.present.html.compare import VERDICT_TEXT, verdict_explanation
+from arena.stats.comparison import UnitTally, compare_outcome
+from arena.stats.rates import GameOutcome
+from arena.stats.sequential import Sprt
 
 from .test_cli import GREEDY, LOWEST, invoke, show
 from .test_compare import FAST
@@ -45,3 +48,38 @@ def test_a_comparison_writes_its_page_and_names_it_last(tmp_path: Path) -> None:
     assert games is not None, show(result)
     assert len(links) == int(games.group(1)) == 6
     assert all((tmp_path / unquote(link)).is_file() for link in links)
+
+
+def _won_pairs(count: int, units: int = 12) -> UnitTally:
+    """``units`` swap pairs on seeds 0…, NEW's teams first in the first ``count``, last in
+    the others (each pair: the seating of seed k mod 3 and its mirror)."""
+    seatings = [((0, 0, 1), (1, 1, 0)), ((0, 1, 0), (1, 0, 1)), ((0, 1, 1), (1, 0, 0))]
+    names = ("new@1", "base@1")
+    tally = UnitTally(*names)
+    for seed in range(units):
+        for seating in seatings[seed % 3]:
+            top = 0 if seed < count else 1
+            scores = tuple(
+                30 if entrant == top else 10 + team for team, entrant in enumerate(seating)
+            )
+            winner = max(range(3), key=lambda team: scores[team])
+            by_team = (names[seating[0]], names[seating[1]], names[seating[2]])
+            tally.add(GameOutcome(by_team, scores, winner, seed=seed))  # type: ignore[arg-type]
+    return tally
+
+
+def test_the_page_names_the_evidence_that_stopped_the_test() -> None:
+    """Issue 35, 8: stopped by the bet (the ratio far short of its bound), the page says so,
+    never "the log-likelihood ratio reached its upper bound"."""
+    by_bet = compare_outcome("r", _won_pairs(12), Sprt(), 3000)
+    assert by_bet.state.decided_by == "bet" and by_bet.state.llr < by_bet.state.upper
+    words = verdict_explanation(by_bet)
+    assert "the bet against 'even' reached its bound" in words
+    assert "log-likelihood ratio reached" not in words
+    assert "looked after every swap pair and stopped at the 7th (the 5 played after it" in words
+    by_ratio = compare_outcome("r", _won_pairs(0, units=40), Sprt(), 3000)
+    assert by_ratio.verdict == "not better"
+    if by_ratio.state.decided_by == "ratio":
+        assert "the log-likelihood ratio reached its lower bound" in verdict_explanation(by_ratio)
+    else:
+        assert "the bet against 'ahead by 0.05' reached" in verdict_explanation(by_ratio)

@@ -114,14 +114,22 @@ def test_the_page_shows_the_verdict_score_interval_and_settings(
     assert figure("games") == printed["games"] == 6
     # Every pair so far on one side: the test bets too, and the page shows the bet.
     assert figure("bet") == printed["bet_better"]
-    # Three pairs are three seeds, too few for an interval: the page says so, as the command
-    # does, and draws no bar (stats.MIN_SEEDS_FOR_INTERVAL).
+    # The confidence sequence over the three pairs (valid at any stop, so from the first
+    # pair on): the command's, drawn as a bar.
     table = page.locator("#figures table")
-    assert printed["interval"] is None and printed["too_few_seeds"]
-    assert [table.get_attribute(f"data-{end}") for end in ("low", "high")] == ["", ""]
+    low, high = printed["interval"]
+    assert not printed["too_few_seeds"] and low < printed["estimate"] <= high
+    assert [float(table.get_attribute(f"data-{end}") or "") for end in ("low", "high")] == [
+        low,
+        high,
+    ]
     shown = page.locator('[data-figure="interval"] td.figure').inner_text()
-    assert shown == "too few seeds (3)"
-    assert page.locator('[data-figure="interval"] svg.bar').count() == 0
+    assert shown == f"{100 * low:.1f}–{100 * high:.1f} %"
+    assert page.locator('[data-figure="interval"] svg.bar').count() == 1
+    assert (
+        "holds however and whenever the test stopped"
+        in page.locator('[data-figure="interval"] td.what').inner_text()
+    )
     assert page_log.errors == []
     assert page_log.requests_besides(url) == []
 
@@ -145,7 +153,8 @@ def test_the_chart_is_the_tests_ratio_after_each_unit(comparison: Comparison, pa
         for game in store.game_outcomes(printed["run_id"]):
             tally.add(game)
     scores = tally.scores()
-    assert shown == [test.state(scores[:k]).llr for k in range(1, len(scores) + 1)]
+    assert shown == pytest.approx([state.llr for state in test.path(scores)])
+    assert shown == pytest.approx([test.state(scores[:k]).llr for k in range(1, len(scores) + 1)])
     assert shown[-1] == printed["llr"]
     # Drawn in order from unit 0 (no evidence) on, between the bounds' lines.
     xs = [float(points.nth(i).get_attribute("cx") or "") for i in range(points.count())]

@@ -14,7 +14,7 @@ from arena.stats.byhand import games_from_json
 from arena.stats.comparison import UnitTally, compare_outcome
 from arena.stats.rates import head_to_head
 from arena.stats.ratings import fit_ratings
-from arena.stats.sequential import Sprt
+from arena.stats.sequential import Sprt, confidence_sequence
 
 # Two swap pairs of v2 against v1 and one of v1 against v3 (seeds 0..2).
 GAMES = [
@@ -68,16 +68,18 @@ def test_sequential_prints_the_test_on_scores(tmp_path: Path) -> None:
     path = tmp_path / "scores.json"
     path.write_text(json.dumps(scores))
     printed = _run("sequential", path, "--margin", "0.1")
-    state = Sprt(margin=0.1).state(scores)
-    assert printed["units"] == 40
-    assert printed["llr"] == pytest.approx(state.llr)
-    assert printed["verdict"] == state.verdict == "better"
+    # Looked at after every unit: the verdict is the first that decides, with its interval.
+    state = Sprt(margin=0.1).decision(scores)
+    assert printed["state"]["units"] == state.units < 40
+    assert printed["state"]["llr"] == pytest.approx(state.llr)
+    assert printed["state"]["verdict"] == state.verdict == "better"
+    assert printed["interval"] == pytest.approx(list(confidence_sequence(scores[: state.units])))
 
 
-def test_resample_prints_a_ratio_over_seeds(tmp_path: Path) -> None:
+def test_seeds_prints_a_rate_over_seeds(tmp_path: Path) -> None:
     path = tmp_path / "counts.json"
     path.write_text(json.dumps([[0, 1, 2], [1, 2, 2], [2, 0, 2], [3, 1.5, 2]]))
-    printed = _run("resample", path)
+    printed = _run("seeds", path)
     assert printed["seeds"] == 4
     assert printed["value"] == pytest.approx(4.5 / 8)
     low, high = printed["interval"]

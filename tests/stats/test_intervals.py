@@ -20,7 +20,7 @@ from arena.stats.rates import (
     seed_rate_interval,
     standings,
 )
-from arena.stats.resample import SeedRatio
+from arena.stats.seeds import SeedRatio
 
 # Test seeds on which greedy is ahead of lowest in all 12 pairs of the seed group (on seed
 # 3 lowest's team finishes ahead of one greedy team once).

@@ -21,11 +21,12 @@ from arena.stats.rates import (
     standings,
     win_rate_interval,
 )
-from arena.stats.resample import (
+from arena.stats.seeds import (
     SeedRatio,
-    ratio_interval,
     wilson_interval,
 )
+
+from .reference import rate_interval_by_hand
 
 # -- Wilson interval ---------------------------------------------------------------------------
 
@@ -190,19 +191,18 @@ def test_standings_hand_computed() -> None:
     assert (a.bids_made, a.bids_won, a.faults) == (7, 6, 2)
     assert a.bid_success_rate == pytest.approx(6 / 7)
     assert a.mean_decision_ms == pytest.approx(5500 / 410)
-    # No seeds given: every row is a bootstrap group of its own.
+    # No seeds given: every row is a unit of its own.
     assert a.seeds == 4 == MIN_SEEDS_FOR_INTERVAL
-    # The bootstrap's interval reaches below 0.1: Wilson's on four games (the design effect
-    # of four coin flips is 1) with Student's t on 3 degrees of freedom joins it.
-    boot = ratio_interval([1, 0.5, 0, 1], [1] * 4)
-    assert boot[0] < 0.1
-    wilson_t = wilson_interval(0.625, 4.0, 0.99854)  # 2 Phi(t(3, 0.975)) - 1
     assert (a.ci_low, a.ci_high) == pytest.approx(
-        (min(boot[0], wilson_t[0]), max(boot[1], wilson_t[1])), abs=1e-4
+        rate_interval_by_hand([1, 0.5, 0, 1], [1] * 4), abs=1e-9
     )
     assert not a.too_few_seeds
+    # Points per deal: the ratio's cluster-robust standard error, t on 3 degrees of freedom.
+    ratio = 93 / 41
+    residuals = [y - ratio * d for y, d in [(30, 10), (25, 12), (5, 8), (33, 11)]]
+    error = math.sqrt(4 / 3 * sum(e * e for e in residuals)) / 41
     assert (a.points_per_deal_low, a.points_per_deal_high) == pytest.approx(
-        ratio_interval([30, 25, 5, 33], [10, 12, 8, 11])
+        (ratio - 3.182446 * error, ratio + 3.182446 * error)
     )
 
     assert (b.games, b.wins, b.draws, b.losses, b.score) == (3, 1, 1, 1, 1.5)
@@ -284,9 +284,10 @@ def test_standings_when_all_games_of_a_seed_agree_the_interval_is_wider_than_wil
     assert a.ci_low is not None and a.ci_high is not None
     wilson = win_rate_interval(30, 60)
     assert _width((a.ci_low, a.ci_high)) > 2 * _width(wilson)
-    # at least the interval of ten one-game seeds
-    low, high = ratio_interval([6.0] * 5 + [0.0] * 5, [6] * 10)
-    assert a.ci_low <= low + 1e-12 and high - 1e-12 <= a.ci_high
+    # the binomial interval on the ten seeds (a design effect of six games a seed)
+    assert (a.ci_low, a.ci_high) == pytest.approx(
+        rate_interval_by_hand([6.0] * 5 + [0.0] * 5, [6.0] * 10)
+    )
     assert a.points_per_deal == pytest.approx(sum(10 + s for s in range(10)) * 6 / 300)
     assert a.points_per_deal_low is not None and a.points_per_deal_high is not None
     assert a.points_per_deal_low < a.points_per_deal < a.points_per_deal_high
@@ -314,13 +315,14 @@ def test_standings_rows_of_one_game_share_its_seed() -> None:
     table = {s.entrant: s for s in standings(rows)}
     assert (table["A"].games, table["A"].seeds) == (8, 4)
     assert (table["B"].games, table["B"].seeds) == (4, 4)
-    # Every seed gives A one win in two games: the bootstrap has no spread. The interval is
-    # Wilson's on the eight games (design effect floored at 1), with t on 3 degrees.
+    # Every seed gives A one win in two games: no spread over seeds. The interval is the
+    # binomial one on the eight games (design effect floored at 1), with t on 3 degrees.
     a = table["A"]
-    assert (a.ci_low, a.ci_high) == pytest.approx(wilson_interval(0.5, 8.0, 0.99854), abs=1e-4)
+    assert (a.ci_low, a.ci_high) == pytest.approx(rate_interval_by_hand([1.0] * 4, [2.0] * 4))
+    assert a.ci_high - a.ci_low > 0.5  # eight games are few, and t on 3 degrees says so
     # B lost every game: the interval reaches 0, and above it
     assert table["B"].ci_low == 0.0
-    assert table["B"].ci_high == pytest.approx(wilson_interval(0.0, 4.0, 0.99854)[1], abs=1e-4)
+    assert table["B"].ci_high == pytest.approx(rate_interval_by_hand([0.0] * 4, [1.0] * 4)[1])
 
 
 def test_row_rejects_unknown_outcome() -> None:
@@ -375,9 +377,9 @@ def test_head_to_head_hand_computed() -> None:
     for game, (ahead, pairs) in enumerate([(1, 1), (0.5, 1), (0, 1), (1, 2)]):
         ratio.add(game, ahead, pairs)
     assert (a_b.ci_low, a_b.ci_high) == seed_rate_interval(ratio)
-    boot = ratio_interval([1, 0.5, 0, 1], [1, 1, 1, 2])
-    assert a_b.ci_low is not None and a_b.ci_high is not None
-    assert a_b.ci_low <= boot[0] and boot[1] <= a_b.ci_high
+    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(
+        rate_interval_by_hand([1, 0.5, 0, 1], [1, 1, 1, 2])
+    )
 
 
 def test_head_to_head_over_seeds() -> None:
@@ -392,10 +394,13 @@ def test_head_to_head_over_seeds() -> None:
     assert (a_b.games, a_b.seeds, a_b.a_ahead, a_b.rate) == (48, 8, 24, 0.5)
     assert a_b.ci_low is not None and a_b.ci_high is not None
     assert _width((a_b.ci_low, a_b.ci_high)) > 2 * _width(win_rate_interval(24, 48))
-    low, high = ratio_interval([1.0] * 4 + [0.0] * 4, [1] * 8)
-    assert a_b.ci_low <= low + 1e-12 and high - 1e-12 <= a_b.ci_high
+    # eight seeds, not 48 pairs: the binomial interval on eight units
+    assert (a_b.ci_low, a_b.ci_high) == pytest.approx(
+        rate_interval_by_hand([6.0] * 4 + [0.0] * 4, [6.0] * 8)
+    )
     # A and B are ahead of C in every game: one value on every seed, no spread. Never a
-    # point: Wilson's on the 48 pairs with t on 7 degrees of freedom.
+    # point: the binomial interval on the 48 pairs with t on 7 degrees of freedom (Wilson's
+    # bound is the lower of the two there).
     a_c, c_a = table[("A", "C")], table[("C", "A")]
     assert a_c.ci_high == 1.0 and c_a.ci_low == 0.0
     expected_low = wilson_interval(1.0, 48.0, 0.98195)[0]  # 2 Phi(t(7, 0.975)) - 1

@@ -5,14 +5,19 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.stats.seeds import effective_interval
 from arena.stats.sequential import (
     Sprt,
+    SprtState,
     betting_log_wealth,
+    confidence_sequence,
+    first_decision,
     group_score,
     gsprt_llr,
     needs_prior,
@@ -63,28 +68,38 @@ def test_settings_out_of_range_are_refused(margin: float, alpha: float, beta: fl
 
 
 def _verdicts(true_score: float, runs: int, seed: int) -> list[str]:
-    """Runs of the test on groups of 12 pairs, each won with ``true_score``, checked per group."""
+    """Runs of the test on groups of 12 pairs, each won with ``true_score``, looked at
+    after every group (``Sprt.decision``)."""
     rng = random.Random(seed)
     test = Sprt(margin=0.05)
-    verdicts = []
-    for _ in range(runs):
-        values: list[float] = []
-        state = test.state(values)
-        while state.verdict == "undecided" and len(values) < 5000:
-            values.append(sum(rng.random() < true_score for _ in range(12)) / 12)
-            state = test.state(values)
-        verdicts.append(state.verdict)
-    return verdicts
+    return [
+        _decided(test, lambda: sum(rng.random() < true_score for _ in range(12)) / 12)[0].verdict
+        for _ in range(runs)
+    ]
+
+
+def _decided(
+    test: Sprt, draw: Callable[[], float], most: int = 2000
+) -> tuple[SprtState, list[float]]:
+    """The test's decision on groups drawn one by one, looked at after every group, and the
+    groups it counted: drawn 64 at a time and more, so that an early decision draws little."""
+    values: list[float] = []
+    while True:
+        values += [draw() for _ in range(min(max(64, len(values)), most - len(values)))]
+        state = test.decision(values)
+        if state.verdict != "undecided" or len(values) >= most:
+            return state, values[: state.units]
 
 
 @pytest.mark.slow
 def test_equal_strength_rarely_reads_better_and_the_margin_usually_does() -> None:
-    """The error rates the test promises (alpha = beta = 0.05), over 150 runs each."""
-    equal = _verdicts(0.5, 150, seed=1)
+    """The error rates the test promises (alpha = beta = 0.05), looked at after every
+    group, over 400 runs each (three standard errors of binomial noise allowed: 0.033)."""
+    equal = _verdicts(0.5, 400, seed=1)
     assert "undecided" not in equal
-    assert equal.count("better") / len(equal) <= 0.05 + 0.03  # binomial noise of 150 runs
-    better = _verdicts(0.55, 150, seed=2)
-    assert better.count("not better") / len(better) <= 0.05 + 0.03
+    assert equal.count("better") / len(equal) <= 0.05 + 0.033
+    better = _verdicts(0.55, 400, seed=2)
+    assert better.count("not better") / len(better) <= 0.05 + 0.033
 
 
 # -- without the floor: lumpy and noisy score distributions ------------------------------------
@@ -113,18 +128,14 @@ def _tilted(weights: list[float], mean: float) -> list[float]:
     return [w / total for w in tilted]
 
 
-def _looked_every_four(weights: list[float], runs: int, seed: int) -> list[tuple[str, int]]:
-    """Tests on groups drawn from ``weights``, looked at every 4 groups as arena compare."""
+def _looked_every_group(weights: list[float], runs: int, seed: int) -> list[tuple[str, int]]:
+    """Tests on groups drawn from ``weights``, looked at after every group as arena compare."""
     rng = random.Random(seed)
     test = Sprt()
     results = []
     for _ in range(runs):
-        values: list[float] = []
-        verdict = "undecided"
-        while verdict == "undecided" and len(values) < 2000:
-            values += rng.choices(GRID, weights, k=4)
-            verdict = test.state(values).verdict
-        results.append((verdict, len(values)))
+        state, _ = _decided(test, lambda: rng.choices(GRID, weights)[0])
+        results.append((state.verdict, state.units))
     return results
 
 
@@ -134,8 +145,8 @@ def test_lumpy_scores_keep_the_error_rates_and_stop_before_the_old_floor(share: 
     flip, so no test ended before 31 groups. Without them, once groups lie on both sides:
     false positives at most alpha and power at least 1 - beta (120 runs each: binomial
     noise of 0.02 allowed), and tests that end before 31 groups."""
-    null = _looked_every_four(_lumpy(share), 120, seed=3)
-    margin = _looked_every_four(_tilted(_lumpy(share), 0.55), 120, seed=4)
+    null = _looked_every_group(_lumpy(share), 120, seed=3)
+    margin = _looked_every_group(_tilted(_lumpy(share), 0.55), 120, seed=4)
     assert sum(v == "better" for v, _ in null) / 120 <= 0.05 + 0.02
     assert sum(v == "better" for v, _ in margin) / 120 >= 0.95 - 0.02
     assert min(groups for _, groups in null + margin) < 31
@@ -209,3 +220,66 @@ def test_betting_at_equal_strength_says_better_at_most_alpha_of_the_time() -> No
                 crossed += 1
                 break
     assert crossed / 400 <= 0.05 + 0.02
+
+
+def test_the_path_is_the_state_after_each_group() -> None:
+    rng = random.Random(8)
+    values = [rng.choice(GRID) for _ in range(40)]
+    test = Sprt()
+    path = test.path(values)
+    assert [state.units for state in path] == list(range(1, 41))
+    for count in (1, 7, 16, 17, 40):
+        state = test.state(values[:count])
+        assert path[count - 1].verdict == state.verdict
+        assert path[count - 1].llr == pytest.approx(state.llr, abs=1e-12)
+    assert test.path([]) == [] and test.state([]).units == 0
+
+
+def test_the_decision_is_the_first_group_that_decides_whatever_follows() -> None:
+    """A run of groups won outright decides after 7 (the bet); what comes after is not
+    counted, even a run of losses that would have turned the ratio."""
+    test = Sprt()
+    decided = test.decision([1.0] * 7 + [0.0] * 60)
+    assert (decided.verdict, decided.units, decided.decided_by) == ("better", 7, "bet")
+    assert test.state([1.0] * 6).verdict == "undecided"
+    assert first_decision(test.path([0.5, 0.75] * 3)) is None
+    assert test.decision([0.5, 0.75] * 3).units == 6  # undecided: the last state
+
+
+def test_the_confidence_sequence_holds_the_mean_and_knows_the_units_are_few() -> None:
+    assert confidence_sequence([]) == (0.0, 1.0)
+    low, high = confidence_sequence([1.0] * 7)
+    assert high == 1.0 and 0.45 < low < 0.5  # seven groups: the bet won, barely
+    low, high = confidence_sequence([1.0] * 30)
+    assert 0.8 < low < 1.0 == high
+    low, high = confidence_sequence([0.5] * 200)
+    assert 0.4 < low < 0.5 < high < 0.6
+
+
+@given(st.lists(st.sampled_from(GRID), min_size=1, max_size=60))
+@settings(max_examples=25, deadline=None)
+def test_the_confidence_sequence_holds_its_estimate(values: list[float]) -> None:
+    low, high = confidence_sequence(values)
+    mean = sum(values) / len(values)
+    assert 0.0 <= low <= mean <= high <= 1.0
+    assert high - low > 0.01
+
+
+@pytest.mark.slow
+def test_the_confidence_sequence_covers_where_the_test_stops() -> None:
+    """At the unit where the test stops (chosen by the data), 200 tests on groups at the
+    margin: the sequence holds the mean in 0.95 or more of them; the fixed-size interval of
+    the same units (the rates' own, ``seeds.effective_interval``) holds it less often."""
+    rng = random.Random(13)
+    weights = _tilted([math.comb(24, k) / 2**24 for k in range(25)], 0.55)
+    mean = sum(w * x for w, x in zip(weights, GRID, strict=True))
+    test = Sprt()
+    covered = fixed = 0
+    for _ in range(200):
+        _, counted = _decided(test, lambda: rng.choices(GRID, weights)[0])
+        low, high = confidence_sequence(counted)
+        covered += low <= mean <= high
+        low, high = effective_interval([24 * x for x in counted], [24.0] * len(counted))
+        fixed += low <= mean <= high
+    assert covered / 200 >= 0.95
+    assert fixed < covered

@@ -4,6 +4,7 @@ groups, their scores, the stopping rule, and what makes a comparison the same ru
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,10 @@ from arena.stats.comparison import (
     compare_outcome,
     next_target,
     pair_placings,
+    units_to_decide,
 )
 from arena.stats.rates import GameOutcome
-from arena.stats.sequential import Sprt
+from arena.stats.sequential import Sprt, confidence_sequence
 from arena.tournament.compare import CompareConfig, check_config, compare_schedule
 from arena.tournament.schedule import round_robin, swap_pairs
 
@@ -184,21 +186,43 @@ def test_a_one_sided_comparison_is_decided_by_betting_in_a_few_pairs() -> None:
     outcome = compare_outcome("r", tally, Sprt(), max_games=3000)
     assert outcome.verdict == "better" and outcome.state.decided_by == "bet"
     assert outcome.state.llr < outcome.state.upper  # the floored ratio alone would play on
-    assert (outcome.units, outcome.games) == (12, 24)
-    assert outcome.to_json()["design"] == "pairs"
+    # Looked at after every pair: the seventh decided; the five after it are not counted.
+    assert (outcome.units, outcome.counted_games, outcome.games) == (7, 14, 24)
+    assert (outcome.complete_units, outcome.past_decision) == (12, 5)
+    data = outcome.to_json()
+    assert (data["design"], data["units"], data["games_counted"], data["units_past_decision"]) == (
+        "pairs",
+        7,
+        14,
+        5,
+    )
 
 
-def test_each_batch_adds_seeds_up_to_the_cap() -> None:
-    assert next_target(0, 4, 3000, "groups") == 4
-    assert next_target(4, 4, 3000, "groups") == 8
-    assert next_target(2, 4, 3000, "groups") == 6  # after an interruption: the complete ones
-    assert next_target(8, 4, 60, "groups") == 10  # the cap is 10 groups (60 games)
-    assert next_target(10, 4, 60, "groups") is None
-    assert next_target(0, 4, 5, "groups") is None  # not even one group fits
+def test_each_batch_plays_about_what_the_test_will_need_up_to_the_cap() -> None:
+    test = Sprt()
+    # Before any unit: the fewest that could decide (a run of units all lost decides "not
+    # better" after 6 groups, one all won "better" after 7).
+    assert units_to_decide([], test, 12) == 6
+    assert next_target([], test, 4, 3000, "groups") == 4  # never more than --batch
+    assert next_target([], test, 12, 3000, "pairs") == 6
+    # Nearly decided by the bet: one more unit could do it.
+    assert next_target([1.0] * 6, test, 12, 3000, "pairs") == 7
+    # Far from either bound: the whole batch.
+    even = [0.5, 0.25, 0.75, 0.5] * 5
+    assert next_target(even, test, 12, 3000, "pairs") == 32
+    # The evidence halfway to its bound at this pace: as many again (here, at most 12).
+    leaning = [0.75, 0.5, 0.75, 0.5, 0.25] * 8
+    state = test.state(leaning)
+    assert 0 < state.llr < state.upper and state.bet_better is None
+    pace = math.ceil(40 * (state.upper - state.llr) / state.llr)
+    assert 1 < pace < 200
+    assert next_target(leaning, test, 200, 3000, "pairs") == 40 + pace
+    # The cap, whole units only.
+    assert next_target(even, test, 12, 60, "groups") is None
+    assert next_target([0.5] * 8, test, 4, 60, "groups") == 10  # 10 groups of 6 games
+    assert next_target([], test, 4, 5, "groups") is None  # not even one group fits
     with pytest.raises(CompareError):
-        next_target(0, 0, 60)
-    assert next_target(24, 12, 60, "pairs") == 30  # 30 pairs of two games
-    assert next_target(30, 12, 60, "pairs") is None
+        next_target([], test, 0, 60)
 
 
 def _tally(scores: list[float]) -> UnitTally:
@@ -215,16 +239,14 @@ def test_the_test_decides_better_when_new_wins_every_group() -> None:
     outcome = compare_outcome("r", _tally([1.0] * 40), Sprt(), max_games=3000)
     assert outcome.verdict == "better"
     assert outcome.finished
-    assert outcome.state.llr >= outcome.state.upper
-    # Every pair of all 40 groups went NEW's way: no spread, yet never a point. Wilson's on
-    # the 480 pairs (a design effect of 1 where the seeds cannot show one), t on 39 degrees.
-    assert outcome.interval is not None
+    assert outcome.state.decided_by == "bet"
+    # Looked at after every group: the seventh decided. The interval is the confidence
+    # sequence over those seven, valid at a stop the data chose (never a point).
+    assert (outcome.units, outcome.games) == (7, 240)
+    assert outcome.interval == confidence_sequence([1.0] * 7)
+    assert outcome.to_json()["interval"] == list(outcome.interval)
     low, high = outcome.interval
-    assert high == 1.0
-    assert 0.98 < low < 0.995
-    assert outcome.to_json()["interval"] == [low, high]
-    assert outcome.units == 40
-    assert outcome.games == 240
+    assert high == 1.0 and 0.45 < low < 0.5
 
 
 def test_the_test_decides_not_better_when_new_loses_every_group() -> None:
@@ -241,9 +263,10 @@ def test_at_the_cap_an_open_test_is_undecided() -> None:
     capped = compare_outcome("r", _tally(scores), Sprt(), max_games=60)
     assert capped.verdict == "undecided"
     assert capped.finished
+    assert capped.units == 10  # every unit counts while none decided
     assert capped.interval is not None
     low, high = capped.interval
-    assert low < 0.5 < high  # half the seeds each way: the bootstrap spans 1/2
+    assert low < 0.5 < high  # half the seeds each way
 
 
 def test_no_group_yet_is_no_information() -> None:
@@ -255,11 +278,12 @@ def test_no_group_yet_is_no_information() -> None:
     assert (outcome.to_json()["interval"], outcome.to_json()["too_few_seeds"]) == (None, True)
 
 
-def test_below_the_minimum_seeds_the_score_has_no_interval_and_says_so() -> None:
+def test_the_confidence_sequence_holds_from_the_first_unit() -> None:
+    """Valid at any number of units, so the score has one from the first (wide: it says
+    how little three units show)."""
     few = compare_outcome("r", _tally([1.0, 0.0, 0.0]), Sprt(), max_games=3000)
-    assert few.interval is None and few.too_few_seeds
-    enough = compare_outcome("r", _tally([1.0, 0.0, 0.0, 1.0]), Sprt(), max_games=3000)
-    assert enough.interval is not None and not enough.too_few_seeds
+    assert few.interval is not None and not few.too_few_seeds
+    assert few.interval[0] < 0.1 and few.interval[1] > 0.9
     live = compare_outcome("r", _tally([1.0] * 8), Sprt(), max_games=3000, with_interval=False)
     assert live.interval is None and not live.too_few_seeds  # not computed, not too few
 

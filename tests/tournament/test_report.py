@@ -102,8 +102,10 @@ def test_three_entrants_are_rated_two_are_not(three: RunReport, two: RunReport) 
 def test_json_carries_seeds_intervals_and_ratings(three: RunReport, two: RunReport) -> None:
     data = json.loads(json.dumps(three.to_json(), allow_nan=False))
     assert data["seeds"] == SEEDS
-    assert data["intervals"]["method"].startswith("expanded percentile bootstrap over game seeds")
+    assert data["intervals"]["method"].startswith("over game seeds")
+    assert data["intervals"]["rating_method"].startswith("profile likelihood")
     assert data["intervals"]["min_seeds"] == MIN_SEEDS_FOR_INTERVAL <= SEEDS
+    assert data["stopped_by_test"] is False
     assert {r["entrant"] for r in data["ratings"]} == {s["entrant"] for s in data["standings"]}
     for r in data["ratings"]:
         assert set(r) == {
@@ -116,11 +118,10 @@ def test_json_carries_seeds_intervals_and_ratings(three: RunReport, two: RunRepo
             "low_open",
             "high_open",
             "too_few_seeds",
-            "replicates",
-            "unbeaten_draws",
-            "winless_draws",
+            "place",
+            "design_effect",
         }
-        assert r["replicates"] == data["intervals"]["rating_replicates"] >= 2000
+        assert r["place"] == "rated" and r["design_effect"] >= 1.0
     for s in data["standings"]:
         assert s["seeds"] == SEEDS
         assert {"ci_low", "ci_high", "points_per_deal_low", "points_per_deal_high"} <= set(s)
@@ -165,17 +166,25 @@ def test_an_interval_that_whole_percents_would_print_as_a_point_gets_more_digits
     assert "99.96–100.00" in text and "100–100" not in text, text
 
 
-def test_an_open_rating_bound_prints_as_greater_or_less_than(three: RunReport) -> None:
+def test_an_entrant_beyond_the_field_prints_its_one_bound_and_where_it_is(
+    three: RunReport,
+) -> None:
     top, middle, bottom = three.ratings
     ratings = [
-        dataclasses.replace(top, rating=588.0, low=484.2, high=None, high_open=True),
-        dataclasses.replace(middle, low=None, high=-300.4, low_open=True),
-        dataclasses.replace(bottom, low=None, high=None, too_few_seeds=True),
+        dataclasses.replace(top, rating=None, low=484.2, high=None, high_open=True, place="above"),
+        dataclasses.replace(middle, low=None, high=None, too_few_seeds=True),
+        dataclasses.replace(
+            bottom, rating=None, low=None, high=-300.4, low_open=True, place="below"
+        ),
     ]
     text = _render(dataclasses.replace(three, ratings=ratings), 80)
     cells = {cell.strip() for line in text.splitlines() for cell in line.split("│")}
-    assert {"> +484", "< -300", "too few seeds"} <= cells, text
-    assert "never lost (never won)" in text
+    assert {"above", "> +484", "below", "< -300", "too few seeds"} <= cells, text
+    assert "above: never behind any rated entrant" in text
+    assert "below: never ahead of any rated entrant" in text
+    assert "mean 0: the rated entrants'" in text
+    assert "bootstrap" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80, text
 
 
 def _header_cells(text: str) -> set[str]:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, Unpack
 
-from arena.present.compare import unit_name
+from arena.present.compare import stopped_by, unit_name
 from arena.stats.comparison import CompareOutcome, UnitTally
 from arena.stats.sequential import SprtState
 from arena.tournament.store import ResultsStore
@@ -34,7 +34,13 @@ from .report import (
     write_page,
 )
 
-__all__ = ["VERDICT_TEXT", "llr_path", "render_compare_page", "write_compare_page"]
+__all__ = [
+    "VERDICT_TEXT",
+    "llr_path",
+    "render_compare_page",
+    "verdict_explanation",
+    "write_compare_page",
+]
 
 # The verdict in plain words: what the evidence says, never a measured share.
 VERDICT_TEXT: Final[dict[str, str]] = {
@@ -46,14 +52,13 @@ VERDICT_TEXT: Final[dict[str, str]] = {
 
 
 def llr_path(store: ResultsStore, outcome: CompareOutcome) -> list[SprtState]:
-    """The test's state after each complete unit of the comparison's stored games,
-    in the order the test counts them (seed order): ``Sprt.state`` of the first k units'
-    scores for k = 1, 2, …; its last entry is ``outcome.state``."""
+    """The test's state after each unit the verdict counts, in the order the test looked
+    (seed order): ``Sprt.path`` of the stored units' scores up to the decision; its last
+    entry is ``outcome.state``."""
     tally = UnitTally(outcome.new, outcome.base, outcome.design)
     for game in store.game_outcomes(outcome.run_id):
         tally.add(game)
-    scores = tally.scores()
-    return [outcome.test.state(scores[:count]) for count in range(1, len(scores) + 1)]
+    return outcome.test.path(tally.scores())[: outcome.units]
 
 
 def write_compare_page(
@@ -76,42 +81,64 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f} %"
 
 
-def _explanation(outcome: CompareOutcome) -> str:
-    """What the verdict rests on, and what it does not say."""
+def verdict_explanation(outcome: CompareOutcome) -> str:
+    """What the verdict rests on (the evidence that actually stopped the test), and what
+    it does not say."""
     test = outcome.test
     margin = f"{test.margin:g}"
+    weighed = (
+        "The test weighed two answers: the two are equally strong (an expected score of "
+        f"0.5), or NEW is ahead by the margin ({margin} above that). "
+    )
+    counted = (
+        f"It looked after every {unit_name(outcome, 1)} and stopped at the "
+        f"{_ordinal(outcome.units)}"
+        + (
+            f" (the {outcome.past_decision} played after it in the same batch are stored, "
+            "not counted)"
+            if outcome.past_decision
+            else ""
+        )
+        + ". "
+    )
     if outcome.verdict == "better":
         return (
-            "The test weighed two answers: the two are equally strong (an expected score of "
-            f"0.5), or NEW is ahead by the margin ({margin} above that). The games favoured "
-            "the second strongly enough to stop: the log-likelihood ratio reached its upper "
-            "bound. Were the two equally strong, a test like this would say “better” in at "
-            f"most {_percent(test.alpha)} of comparisons (alpha). It does not measure how "
-            "far ahead NEW is: that is the score below, with its interval."
+            weighed + "The games favoured the second strongly enough to stop: "
+            f"{stopped_by(outcome)}. " + counted + "Were the two equally strong, a test "
+            f"like this would say “better” in at most {_percent(test.alpha)} of comparisons "
+            "(alpha). It does not measure how far ahead NEW is: that is the score below, "
+            "with its interval."
         )
     if outcome.verdict == "not better":
         return (
-            "The test weighed two answers: the two are equally strong (an expected score of "
-            f"0.5), or NEW is ahead by the margin ({margin} above that). The games favoured "
-            "the first strongly enough to stop: the log-likelihood ratio reached its lower "
-            "bound. Were NEW ahead by the margin, a test like this would say “not better” in "
-            f"at most {_percent(test.beta)} of comparisons (beta). NEW may still be a little "
-            "ahead, level or behind: see the score and its interval."
+            weighed + "The games favoured the first strongly enough to stop: "
+            f"{stopped_by(outcome)}. " + counted + "Were NEW ahead by the margin, a test "
+            f"like this would say “not better” in at most {_percent(test.beta)} of "
+            "comparisons (beta). NEW may still be a little ahead, level or behind: see the "
+            "score and its interval."
         )
     if outcome.finished:
         return (
             f"The comparison reached its cap of {outcome.max_games} games (--max-games) "
-            "before the log-likelihood ratio reached either bound. Raise --max-games and "
-            "run the same command to continue it."
+            "before the evidence reached a bound. Raise --max-games and run the same command "
+            "to continue it."
         )
-    return "The log-likelihood ratio has reached neither bound yet: the comparison goes on."
+    return "The evidence has reached neither bound yet: the comparison goes on."
+
+
+def _ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st."""
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"
 
 
 def _verdict_section(outcome: CompareOutcome) -> str:
     return (
         f'<section id="verdict" class="verdict {outcome.verdict.replace(" ", "-")}" '
         f'data-verdict="{_e(outcome.verdict)}"><p class="verdict-line">'
-        f"{_e(VERDICT_TEXT[outcome.verdict])}</p><p>{_e(_explanation(outcome))}</p></section>"
+        f"{_e(VERDICT_TEXT[outcome.verdict])}</p><p>{_e(verdict_explanation(outcome))}</p></section>"
     )
 
 
@@ -119,7 +146,7 @@ def _figures_section(outcome: CompareOutcome) -> str:
     state, test = outcome.state, outcome.test
     bounds = ("", "")  # for the data attributes: empty where there is no interval
     if outcome.interval is None:
-        interval, bar = f"too few seeds ({state.units})", ""
+        interval, bar = f"none yet ({state.units} units)", ""
     else:
         bounds = (repr(outcome.interval[0]), repr(outcome.interval[1]))
         low, high = outcome.interval
@@ -141,8 +168,10 @@ def _figures_section(outcome: CompareOutcome) -> str:
             "interval",
             "95 % interval",
             interval,
-            f'<div class="scorebar">{bar}</div>of the score, by a bootstrap over the '
-            f"{state.units} seeds; the line is 50 %",
+            f'<div class="scorebar">{bar}</div>of the score over the {state.units} seeds the '
+            "verdict counts: a confidence sequence, which holds however and whenever the test "
+            "stopped (an interval computed as if the number of units had been fixed covers too "
+            "little at a stop); the line is 50 %",
             None,
         ),
         (
@@ -191,8 +220,8 @@ def _figures_section(outcome: CompareOutcome) -> str:
         (
             "games",
             "games",
-            str(outcome.games),
-            f"games stored (the cap is {outcome.max_games})",
+            str(outcome.counted_games),
+            f"games the verdict counts; {outcome.games} stored (the cap is {outcome.max_games})",
             outcome.games,
         ),
     ]
@@ -296,7 +325,7 @@ def _chart_section(path: Sequence[SprtState], outcome: CompareOutcome) -> str:
         if not path
         else f"After each {unit_name(outcome, 1)} (in seed order), the log-likelihood ratio "
         "of “ahead by the margin” against “equally strong”: the test stops when it reaches a bound "
-        f"(it looks after each batch). Above {state.upper:+.2f}: better; below "
+        f"(it looks after each unit). Above {state.upper:+.2f}: better; below "
         f"{state.lower:+.2f}: not better. Dashed: while every unit lay on one side, the "
         f"log-wealth of betting against “equally strong” (better at {state.bet_bound:.2f})."
     )

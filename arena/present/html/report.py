@@ -2,7 +2,7 @@
 page per game beside it.
 
 The page shows what the text report shows, from the same :class:`RunReport` (ratings,
-standings and head-to-head with their seed-bootstrap intervals are never recomputed here),
+standings and head-to-head with their intervals over game seeds are never recomputed here),
 and adds what a table cannot: interval bars, the head-to-head matrix as a heat map, faults
 per entrant and kind, decision-time distributions and a link to every game's replay.
 
@@ -31,7 +31,13 @@ from urllib.parse import quote
 
 import numpy as np
 
-from arena.present.display import mixed_builds_lines, percent_interval, rating_interval
+from arena.present.display import (
+    mixed_builds_lines,
+    percent_interval,
+    rating_cell,
+    rating_interval,
+    rating_notes,
+)
 from arena.present.html.page import content_security_policy, script_json
 from arena.present.html.page import escape as _e
 from arena.tournament.report import INTERVALS, PAR, RunReport, build_report
@@ -245,9 +251,10 @@ def _distributions(
 
 
 def entrant_strength(report: RunReport) -> dict[str, float]:
-    """Each entrant's strength as the report ranks it: its rating, else its win rate."""
+    """Each entrant's strength as the report ranks it: its rating (beyond the rated field,
+    its bound), else its win rate."""
     if report.ratings:
-        return {r.entrant: r.rating for r in report.ratings}
+        return {r.entrant: r.ranked_by for r in report.ratings}
     return {s.entrant: s.win_rate for s in report.standings}
 
 
@@ -368,7 +375,7 @@ def _ratings_section(report: RunReport) -> str:
         return ""
     # Open or unknown bounds (None) reach the edge of the axis, which spans every figure.
     known = [v for r in report.ratings for v in (r.low, r.rating, r.high) if v is not None]
-    lowest, highest = min(known), max(known)
+    lowest, highest = min(known, default=-100.0), max(known, default=100.0)
     margin = 0.05 * ((highest - lowest) or 100.0)
     scale = _linear(lowest - margin, highest + margin)
     rows = []
@@ -376,22 +383,27 @@ def _ratings_section(report: RunReport) -> str:
         interval = rating_interval(r)
         low = lowest - margin if r.low is None else r.low
         high = highest + margin if r.high is None else r.high
-        bar = "" if r.too_few_seeds else _interval_bar(r.rating, low, high, scale, 0.0, interval)
+        # Beyond the rated field there is no point to draw: the bar is its one-sided bound.
+        point = r.rating if r.rating is not None else low if r.place == "above" else high
+        drawn = not r.too_few_seeds and r.place != "apart"
+        bar = _interval_bar(point, low, high, scale, 0.0, interval) if drawn else ""
         rows.append(
-            f'<tr data-entrant="{_e(r.entrant)}" data-rating="{r.rating!r}" '
+            f'<tr data-entrant="{_e(r.entrant)}" data-place="{r.place}" '
+            f'data-rating="{_bound(r.rating)}" '
             f'data-low="{_bound(r.low)}" data-high="{_bound(r.high)}">'
             f'<td class="num">{rank}</td><td class="name">{_e(r.entrant)}</td>'
-            f'<td class="num rating">{r.rating:+.0f}</td><td class="num ci">{_e(interval)}</td>'
-            f'<td class="barcell">{bar}'
+            f'<td class="num rating">{_e(rating_cell(r))}</td>'
+            f'<td class="num ci">{_e(interval)}</td><td class="barcell">{bar}'
             f'</td><td class="num">{r.games}</td><td class="num">{r.seeds}</td></tr>'
         )
+    notes = "".join(f"<p>{_e(note)}.</p>" for note in rating_notes(report.ratings))
     return (
         '<section id="ratings"><h2>Ranking by rating</h2>'
         "<p>Bradley–Terry over finishing order, Elo scale, the field's mean at 0 (the line); "
         "400 more is ten times the odds of finishing ahead.</p>"
         '<div class="scroll"><table><thead><tr><th>#</th><th>entrant</th><th>rating</th>'
         "<th>95% CI</th><th>interval</th><th>games</th><th>seeds</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div></section>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>{notes}</section>"
     )
 
 
@@ -833,8 +845,8 @@ def render_report(page: ReportPage) -> str:
         f'<h1>Run {_e(run.id)}</h1><p id="summary">{_e(run.status)}, started '
         f"{_e(run.created_at)}: {report.games} games, {report.draws} draws, {seeds}; "
         f"par = {100 * PAR:.1f} %.</p>"
-        f"<p>95% intervals: {_e(INTERVALS['method'])}, {INTERVALS['replicates']} "
-        "replicates; the same figures as <code>arena report</code>.</p>"
+        f"<p>95% intervals {_e(intervals_method(report))}; the same figures as "
+        "<code>arena report</code>.</p>"
         + "".join(
             f'<p role="alert"><strong>{_e(line)}</strong></p>'
             for line in mixed_builds_lines(report.mixed_builds)
@@ -842,6 +854,13 @@ def render_report(page: ReportPage) -> str:
         + f"<nav>{nav}</nav>"
     )
     return page_document(f"Run {run.id} — Schmier Arena report", header, sections)
+
+
+def intervals_method(report: RunReport) -> str:
+    """How the page's intervals were computed, in words (a comparison's know its stop)."""
+    if report.stopped:
+        return f"of this comparison's rates: {INTERVALS['stopped_method']}"
+    return str(INTERVALS["method"])
 
 
 def page_document(title: str, header: str, sections: Sequence[str], style: str = "") -> str:
