@@ -21,13 +21,15 @@ are stored but not counted.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from arena.bots import BotSpec
 from arena.referee.result import GameResult
 from arena.stats.comparison import (
     BASE,
@@ -46,7 +48,7 @@ from arena.stats.sequential import Sprt
 
 from .executor import MatchExecutor
 from .runner import OnNotice, RunConfig, run_tournament
-from .schedule import ScheduledMatch, SchedulePlan
+from .schedule import DONE, Next, ScheduledMatch, SchedulePlan, Wait
 from .store import ResultsStore
 
 __all__ = [
@@ -55,6 +57,7 @@ __all__ = [
     "CompareConfig",
     "CompareError",
     "CompareOutcome",
+    "CompareSchedule",
     "check_config",
     "compare_schedule",
     "default_batch",
@@ -185,6 +188,79 @@ def seeded(scheduled: ScheduledMatch, labels: Sequence[str], result: GameResult)
     return GameOutcome(by_team, result.scores, result.winner, result.game_index, result.forfeited)
 
 
+class CompareSchedule:
+    """A comparison as a schedule of the runner: a batch of units (the comparison's
+    matches, each with games up to ``next_target``: the runner plays those not stored),
+    then ``Wait`` until every match of it is over, then the sequential test (told game by
+    game through ``outcome``): ``DONE``, or the next batch. One run plays them all: the
+    referee processes stay up from one batch to the next.
+
+    What stops a comparison between batches (its stored games mixing two builds, a batch
+    that completed no unit) ends the schedule and is kept in ``error``."""
+
+    def __init__(
+        self, config: CompareConfig, tally: UnitTally, outcome: Callable[[], CompareOutcome]
+    ) -> None:
+        self.config = config
+        self.tally = tally
+        self.outcome = outcome
+        self.error: CompareError | None = None
+        self._pending: collections.deque[ScheduledMatch] = collections.deque()
+        self._out = 0
+        self._complete: int | None = None  # units complete when the batch under way began
+        self._target = 0
+
+    @property
+    def entrants(self) -> Sequence[BotSpec]:
+        return self.config.entrants
+
+    @property
+    def total_games(self) -> int | None:
+        return None  # as many as the test needs
+
+    def next_match(self) -> Next:
+        if self._pending:
+            self._out += 1
+            return self._pending.popleft()
+        if self._out or self.error is not None:
+            return DONE if self.error is not None and not self._out else Wait()
+        config = self.config
+        outcome = self.outcome()
+        if self._complete is not None:  # a batch is over
+            try:
+                with ResultsStore.open(config.db_path) as store:
+                    _refuse_mixed_builds(store, config)
+                if outcome.complete_units <= self._complete:  # never expected: all stored
+                    raise CompareError(
+                        f"a batch up to game {self._target} completed no unit; see the logs "
+                        f"of run {config.run_id}"
+                    )
+            except CompareError as error:
+                self.error = error
+                return DONE
+        if outcome.finished:
+            return DONE
+        target = next_target(
+            self.tally.scores(), config.test, config.batch_units, config.max_games, config.design
+        )
+        assert target is not None  # not finished: the cap leaves room for a unit
+        self._complete, self._target = outcome.complete_units, target
+        self._pending.extend(config.schedule.build(len(config.entrants), target))
+        return self.next_match()
+
+    def game_stored(self, match: ScheduledMatch, result: GameResult) -> None:
+        pass  # run_compare's on_game counts it in the tally
+
+    def match_ended(self, match: ScheduledMatch) -> None:
+        self._out -= 1
+
+    def given_up(self, match: ScheduledMatch, error: Exception) -> None:
+        raise error  # the arena could not play it: the comparison stops, nothing counted
+
+    def withdrawn(self) -> Collection[str]:
+        return ()
+
+
 def run_compare(
     config: CompareConfig,
     log_root: Path,
@@ -229,19 +305,16 @@ def run_compare(
 
     if on_position is not None:
         on_position(outcome)
-    while not outcome.finished:
-        complete = outcome.complete_units
-        target = next_target(
-            tally.scores(), config.test, config.batch_units, config.max_games, config.design
+    if not outcome.finished:  # a finished comparison is read back without playing
+        schedule = CompareSchedule(config, tally, lambda: outcome)
+        run_tournament(
+            config,
+            log_root,
+            on_game=on_game,
+            executor=executor,
+            on_notice=on_notice,
+            schedule=schedule,
         )
-        assert target is not None  # not finished: the cap leaves room for a unit
-        batch = dataclasses.replace(config, games=target)
-        run_tournament(batch, log_root, on_game=on_game, executor=executor, on_notice=on_notice)
-        with ResultsStore.open(config.db_path) as store:
-            _refuse_mixed_builds(store, config)
-        outcome = position(with_interval=False)
-        if outcome.complete_units <= complete:  # never expected: every game is stored
-            raise CompareError(
-                f"a batch up to game {target} completed no unit; see the logs under {log_root}"
-            )
+        if schedule.error is not None:
+            raise schedule.error
     return position(with_interval=True)
