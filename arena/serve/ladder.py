@@ -1,11 +1,13 @@
-"""The contest's ladder: rounds of matches, played until told to stop, stored as one run
-of the results database, exactly as ``arena run`` stores its games.
+"""The contest's ladder: rounds of matches, played until told to stop by the tournament
+runner, as one more schedule of it (``LadderSchedule``), stored as one run of the results
+database exactly as ``arena run`` stores its games.
 
 A round is one triple of entrants in each of its seatings (six, or three for {A, A, B}),
 every seating playing the same games: duplicate deals, from the ladder run's secret key
 (kept in the results database, as every run's). Round after round the games are the
-run's next seeds (a round's ``first_game``), so the seed bootstrap of the ratings sees
-each round's deals as its own seeds.
+run's next seeds (a round's ``first_game``), so the statistics see each round's deals as
+their own seeds. No deal is played at two tables at once (the runner's leases), so the
+ladder keeps a round in play per table, each round's seatings one after another.
 
 Who plays (``choose_triple``): the entrant that needs games most (a new version, with
 fewer than ``NEW_VERSION_GAMES``, first; then the widest rating interval), with the two
@@ -25,15 +27,16 @@ suspend the version with that status (time, memory, crash, no join), which its o
 reads on their page; a new version enters afresh.
 
 When the contest changes under a round (a version retired, suspended or its contestant
-banned, the ladder paused) the round ends at once, its games in flight with it: the
-ladder leaves its executor, which ends every match under way and its processes, and
-enters a fresh one. A paused round is resumed later; a round whose entrant left is over.
+banned, the ladder paused) the round ends at once: the schedule withdraws its matches
+under way, which the runner stops with their processes. A paused round is resumed later;
+a round whose entrant left is over.
 
 Rounds are in the results database before they are played and each game is committed as
 it ends (``ResultsStore.record_game``: one transaction), so a ladder killed at any point
-resumes its unfinished round with the games it lacks: nothing lost, nothing twice. The
+resumes its unfinished rounds with the games they lack: nothing lost, nothing twice. The
 arena's own trouble (``ArenaTrouble``, a referee process that died) is never a result:
-the round is tried again, and after ``MATCH_ATTEMPTS`` the ladder leaves it and goes on.
+the runner's one retry policy plays the match again, and when it gives up the ladder
+leaves the round and goes on.
 
 A watchdog says, in the log and on the live page, when no game has been stored for
 ``watchdog_s`` while the ladder should be playing, and why: which matches have run for
@@ -44,7 +47,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -52,14 +54,13 @@ import math
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from arena.bots import BotSpec
 from arena.bots.build import BotCache, BotOptions
-from arena.referee.match import MatchPlan
 from arena.referee.policy import FaultKind
 from arena.referee.result import GameResult
 from arena.referee.table import TableSettings
@@ -67,9 +68,9 @@ from arena.stats.comparison import GROUP_SEATINGS
 from arena.tournament.executor import MatchExecutor
 from arena.tournament.registry import Registry
 from arena.tournament.report import RunReport
-from arena.tournament.runner import DEALING, MATCH_ATTEMPTS, REPLAY_PAUSE_S
-from arena.tournament.schedule import RunKey, seatings
-from arena.tournament.store import DuplicateGameError, ResultsStore, logs_beside
+from arena.tournament.runner import DEALING, RunConfig, TournamentRunner
+from arena.tournament.schedule import Next, RunKey, ScheduledMatch, Wait, seatings
+from arena.tournament.store import ResultsStore, logs_beside
 
 from .contest import ContestStore, Round, Suspension, Version, registry_path
 from .figures import Figures
@@ -112,7 +113,7 @@ class LadderState:
 
     run_id: str
     live: dict[str, LiveMatch] = field(default_factory=dict)
-    round: Round | None = None
+    rounds: dict[int, Round] = field(default_factory=dict)  # in play, oldest first
     games_stored: int = 0  # in this session
     started: float = field(default_factory=time.time)
     last_game: float = field(default_factory=time.time)  # or when it last had to wait
@@ -122,6 +123,11 @@ class LadderState:
 
     def note(self, line: str) -> None:
         self.notices = [*self.notices[-19:], line]
+
+    @property
+    def round(self) -> Round | None:
+        """The oldest round in play (a table each: several may be)."""
+        return next(iter(self.rounds.values()), None)
 
 
 def ladder_run_id(contest: ContestStore, results: ResultsStore, settings: TableSettings) -> str:
@@ -259,12 +265,216 @@ class Strikes:
         self._games.pop(label, None)
 
 
-class RoundCut(Exception):
-    """The round was ended early: the contest changed under it."""
+@dataclass(frozen=True)
+class LadderRun(RunConfig):
+    """The ladder's run as the runner plays it: its id and identity are the contest's (one
+    run for the contest's whole life, its key secret), not a hash of its entrants."""
+
+    ladder_run_id: str = ""
+
+    def identity(self) -> dict[str, Any]:
+        return {"contest": True, "dealing": DEALING, "table": dataclasses.asdict(self.settings)}
+
+    @property
+    def run_id(self) -> str:
+        return self.ladder_run_id
+
+
+@dataclass
+class RoundInPlay:
+    """A round handed to the runner: its matches not handed out yet, and those out."""
+
+    round: Round
+    labels: tuple[str, ...]  # the round's entrants, as their indices count (NEW, BASE first)
+    pending: collections.deque[ScheduledMatch]
+    out: dict[str, ScheduledMatch] = field(default_factory=dict)
+
+
+class LadderSchedule:
+    """The ladder as one more schedule of the runner (``arena.tournament.schedule``): the
+    runner asks it which match next; it answers the seatings of its rounds and never
+    ``DONE``.
+
+    A round's seatings play the same deals, and no deal is live at two tables at once
+    (``arena.tournament.leases``), so one round alone keeps one table busy: the schedule
+    keeps up to a round per table in play, and hands out at most ``OUT_PER_ROUND`` matches
+    of each at a time (one playing, the next one's bots starting), the oldest round first.
+    A new round is chosen when a table has room for it (``Ladder.next_round``: ratings and
+    meetings so far, the rounds in play counted as met); its bots are prepared (built once
+    per version) before its first match is handed out, off the event loop.
+    """
+
+    OUT_PER_ROUND: Final = 2
+
+    def __init__(self, ladder: Ladder, tables: int) -> None:
+        self.ladder = ladder
+        self.tables = max(1, tables)
+        self._entrants: list[BotSpec] = []
+        self._index: dict[str, int] = {}  # label -> index in ``entrants``
+        self._labels: list[str] = []  # by index
+        self.rounds: dict[int, RoundInPlay] = {}  # in play, by round id (oldest first)
+        self._by_key: dict[str, int] = {}  # match key -> its round's id
+        self._preparing: asyncio.Task[None] | None = None
+        self._withdraw: set[str] = set()
+        self.wake: Callable[[], None] = lambda: None  # the runner's, once it plays
+
+    # -- the Schedule protocol -------------------------------------------------------------
+
+    @property
+    def entrants(self) -> Sequence[BotSpec]:
+        return self._entrants
+
+    @property
+    def total_games(self) -> int | None:
+        return None  # a ladder plays until stopped
+
+    def next_match(self) -> Next:
+        ladder = self.ladder
+        if ladder.contest.paused:
+            ladder.note_waiting()
+            return Wait(IDLE_WAIT_S)
+        ready = [r for r in self.rounds.values() if r.pending and len(r.out) < self.OUT_PER_ROUND]
+        if ready:
+            in_play = min(ready, key=lambda r: (len(r.out), r.round.id))
+            match = in_play.pending.popleft()
+            in_play.out[match.key] = match
+            a, b, c = (self._labels[i] for i in match.entrants)
+            ladder.state.live[match.key] = LiveMatch(match.key, (a, b, c), len(match.indices))
+            return match
+        if len(self.rounds) >= self.tables or self._busy_preparing():
+            return Wait(None if self.rounds or self._busy_preparing() else IDLE_WAIT_S)
+        round_ = ladder.next_round(set(self.rounds))
+        if round_ is None:
+            if not self.rounds:
+                ladder.note_waiting()
+            return Wait(None if self.rounds else IDLE_WAIT_S)
+        self._preparing = asyncio.ensure_future(self._prepare(round_))
+        return Wait(None)
+
+    def game_stored(self, match: ScheduledMatch, result: GameResult) -> None:
+        in_play = self.rounds.get(self._by_key.get(match.key, -1))
+        if in_play is None:
+            return
+        a, b, c = (self._labels[i] for i in match.entrants)
+        live = self.ladder.state.live.get(match.key)
+        if live is not None:
+            live.done += 1
+        self.ladder.game_stored((a, b, c), result)
+
+    def match_ended(self, match: ScheduledMatch) -> None:
+        self.ladder.state.live.pop(match.key, None)
+        in_play = self.rounds.get(self._by_key.pop(match.key, -1))
+        if in_play is None:
+            return
+        in_play.out.pop(match.key, None)
+        if not in_play.pending and not in_play.out:
+            self._drop(in_play)
+            self.ladder.round_played(in_play.round, in_play.labels)
+
+    def given_up(self, match: ScheduledMatch, error: Exception) -> None:
+        """The arena could not play a match of a round after its retries: the round is
+        left (its stored games stay, its other matches are withdrawn), never the run."""
+        self.ladder.state.live.pop(match.key, None)
+        in_play = self.rounds.get(self._by_key.pop(match.key, -1))
+        if in_play is None:
+            return
+        in_play.out.pop(match.key, None)
+        self._end(in_play)
+        self.ladder.round_given_up(in_play.round, in_play.labels, error)
+
+    def withdrawn(self) -> Collection[str]:
+        keys, self._withdraw = self._withdraw, set()
+        return keys
+
+    # -- the contest changed ---------------------------------------------------------------
+
+    def review(self) -> None:
+        """End now every round in play that may not go on (an entrant retired, suspended or
+        banned, the ladder paused): its matches under way are withdrawn."""
+        for in_play in list(self.rounds.values()):
+            why = self.ladder.why_not_playable(in_play.round)
+            if why is not None:
+                self._end(in_play)
+                self.ladder.round_cut(in_play.round, why)
+        self.wake()
+
+    def _drop(self, in_play: RoundInPlay) -> None:
+        self.rounds.pop(in_play.round.id, None)
+        self.ladder.state.rounds.pop(in_play.round.id, None)
+
+    def _end(self, in_play: RoundInPlay) -> None:
+        """The round stops now: its matches under way are withdrawn (their stored games
+        stay), the others never handed out."""
+        self._drop(in_play)
+        in_play.pending.clear()
+        for key in in_play.out:
+            self._withdraw.add(key)
+            self._by_key.pop(key, None)
+            self.ladder.state.live.pop(key, None)
+        in_play.out.clear()
+
+    # -- a new round -------------------------------------------------------------------------
+
+    def _busy_preparing(self) -> bool:
+        return self._preparing is not None and not self._preparing.done()
+
+    async def _prepare(self, round_: Round) -> None:
+        """The round's bots prepared (off the loop), then its seatings ready to hand out."""
+        ladder = self.ladder
+        labels = list(round_.entrants) if round_.comparison else sorted(set(round_.entrants))
+        try:
+            for label in labels:
+                if label not in self._index:
+                    spec = await ladder.prepare(label)
+                    if spec is None:  # held out: it cannot be prepared
+                        ladder.contest.finish_round(round_.id, f"{label} cannot be prepared")
+                        return
+                    self._index[label] = len(self._entrants)
+                    self._entrants.append(spec)
+                    self._labels.append(label)
+            why = ladder.why_not_playable(round_)  # the contest may have changed meanwhile
+            if why is not None:
+                ladder.round_cut(round_, why)
+                return
+            self._start(round_, tuple(labels))
+        finally:
+            self.wake()
+
+    def _start(self, round_: Round, labels: tuple[str, ...]) -> None:
+        if round_.comparison:  # NEW is 0, BASE 1: a comparison's seed group
+            seated_all = list(GROUP_SEATINGS)
+        else:
+            position = {label: labels.index(label) for label in labels}
+            a, b, c = (position[label] for label in round_.entrants)
+            seated_all = seatings((a, b, c))
+        end = round_.first_game + round_.games
+        pending: collections.deque[ScheduledMatch] = collections.deque()
+        for s, seating in enumerate(seated_all):
+            key = f"r{round_.id}-s{s}-" + "-".join(str(i) for i in seating)
+            pending.append(
+                ScheduledMatch(
+                    key,
+                    (
+                        self._index[labels[seating[0]]],
+                        self._index[labels[seating[1]]],
+                        self._index[labels[seating[2]]],
+                    ),
+                    end,
+                    offset=round_.first_game,  # seeds before the round's: never played
+                    # Each seating starts at another of the round's deals, so that two of
+                    # them can play at once (the leases let a deal be at one table only).
+                    rotation=s,
+                    match_id=opaque_match_id(self.ladder.key.secret, f"{self.ladder.run_id}:{key}"),
+                )
+            )
+            self._by_key[key] = round_.id
+        self.rounds[round_.id] = RoundInPlay(round_, labels, pending)
+        self.ladder.state.rounds[round_.id] = round_
 
 
 class Ladder:
-    """Plays rounds until cancelled; ``wake`` after an upload, ``review`` after the
+    """The contest's ladder: the rounds it chooses, played by the tournament runner through
+    ``LadderSchedule`` until cancelled; ``wake`` after an upload, ``review`` after the
     organiser changed who plays."""
 
     def __init__(
@@ -299,32 +509,24 @@ class Ladder:
         self.state = LadderState(self.run_id)
         self.figures = Figures(db_path, self.run_id, compare_max_games, self._notice)
         self.strikes = Strikes()
-        self._wake = asyncio.Event()
+        self.schedule: LadderSchedule | None = None  # while it plays
+        self._runner: TournamentRunner | None = None
         self._specs: dict[str, BotSpec] = {}
-        self._failures: Counter[int] = Counter()
         self._left: Counter[str] = Counter()  # rounds left for the arena's trouble, in a row
         self._refreshing: asyncio.Task[None] | None = None
         self._refreshed = 0.0
-        self._round_task: asyncio.Task[None] | None = None
-        self._cut: str | None = None  # why the round under way must end
 
     # -- told from outside -----------------------------------------------------------------
 
     def wake(self) -> None:
-        self._wake.set()
+        if self._runner is not None:
+            self._runner.wake()
 
     def review(self) -> None:
         """The organiser (or a suspension) changed who plays, or paused the ladder: end
-        the round under way now if it may not go on."""
-        round_ = self.state.round
-        task = self._round_task
-        if round_ is None or task is None or task.done():
-            self.wake()
-            return
-        why = self._why_not_playable(round_)
-        if why is not None:
-            self._cut = why
-            task.cancel()
+        the rounds in play that may not go on."""
+        if self.schedule is not None:
+            self.schedule.review()
         self.wake()
 
     def close(self) -> None:
@@ -338,6 +540,12 @@ class Ladder:
         self.state.note(line)
         if self.on_notice is not None:
             self.on_notice(f"{line}: {detail}" if detail else line)
+
+    def _organiser(self, line: str) -> None:
+        """What the runner says (a match played again, a seat that never joined): for the
+        organiser's log only, as it may quote a bot's output or a server path."""
+        if self.on_notice is not None:
+            self.on_notice(line)
 
     # -- the figures -----------------------------------------------------------------------
 
@@ -363,69 +571,65 @@ class Ladder:
         if not busy and time.monotonic() - self._refreshed >= REFRESH_S:
             self._refreshing = asyncio.ensure_future(self.refresh())
 
+    def _refresh_now(self) -> None:
+        if self._refreshing is None or self._refreshing.done():
+            self._refreshing = asyncio.ensure_future(self.refresh())
+
     # -- playing ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Play until cancelled; a cancelled ladder leaves its round to be resumed."""
+        """Play until cancelled (the runner, fed by ``LadderSchedule``); a cancelled ladder
+        leaves its rounds in play to be resumed, with the games they lack."""
         watchdog = asyncio.ensure_future(self._watch())
         try:
             await self.refresh()
-            while True:
-                # A fresh executor each time a round was cut: leaving one ends every
-                # match under way, and every process of them, on any executor.
-                async with self.executor_factory() as executor:
-                    await self._play_until_cut(executor)
+            executor = self.executor_factory()
+            schedule = LadderSchedule(self, executor.tables)
+            config = LadderRun(
+                entrants=(),
+                games=self.games,
+                seed=None,
+                jobs=executor.tables,
+                db_path=self.db_path,
+                settings=self.settings,
+                limits=self.options.limits,
+                sandbox=self.sandbox,
+                workdir_bytes=self.options.workdir_bytes,
+                pass_env=self.options.pass_env,
+                ladder_run_id=self.run_id,
+            )
+            runner = TournamentRunner(
+                config,
+                self.results,
+                self.log_root / self.run_id,
+                executor=executor,
+                on_notice=self._organiser,
+                schedule=schedule,
+            )
+            schedule.wake = runner.wake
+            self.schedule, self._runner = schedule, runner
+            await runner.run()
         finally:
+            self.schedule = self._runner = None
+            self.state.live.clear()
             watchdog.cancel()
             tasks = [t for t in (watchdog, self._refreshing) if t is not None]
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _play_until_cut(self, executor: MatchExecutor) -> None:
-        while True:
-            if self.contest.paused:
-                await self._idle()
-                continue
-            round_ = self._next_round()
-            if round_ is None:
-                await self._idle()
-                continue
-            self._cut = None
-            self.state.round = round_
-            self._round_task = asyncio.ensure_future(self._play_round(executor, round_))
-            try:
-                await asyncio.shield(self._round_task)
-            except asyncio.CancelledError:
-                if self._cut is None:  # the ladder itself is being stopped
-                    self._round_task.cancel()
-                    await asyncio.gather(self._round_task, return_exceptions=True)
-                    raise
-                await asyncio.gather(self._round_task, return_exceptions=True)
-            finally:
-                self.state.round = None
-                self.state.live.clear()
-            if self._round_task.cancelled() and self._cut is not None:
-                self._end_cut_round(round_, self._cut)
-                return  # a fresh executor: the old one still holds the cut matches
+    @property
+    def rounds_in_play(self) -> list[Round]:
+        schedule = self.schedule
+        return [] if schedule is None else [r.round for r in schedule.rounds.values()]
 
-    def _end_cut_round(self, round_: Round, why: str) -> None:
-        if self.contest.paused and why == "the ladder was paused":
-            self._notice(f"round {round_.id}: cut, the ladder was paused; it resumes later")
-            return  # unfinished: its missing games are played when the ladder resumes
-        self.contest.finish_round(round_.id, why)
-        self._notice(f"round {round_.id}: ended, {why}; its stored games stay")
-
-    async def _idle(self) -> None:
+    def note_waiting(self) -> None:
         self.state.last_game = time.time()  # waiting is no stall
-        self._wake.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), IDLE_WAIT_S)
 
     def _laddered(self) -> set[str]:
         return {v.label for v in self.contest.laddered()} - set(self.state.held)
 
-    def _why_not_playable(self, round_: Round) -> str | None:
+    def why_not_playable(self, round_: Round) -> str | None:
         """Why ``round_`` may not be played now (None: it may)."""
         if self.contest.paused:
             return "the ladder was paused"
@@ -443,10 +647,14 @@ class Ladder:
             return f"{', '.join(gone)} left the ladder"
         return None
 
-    def _next_round(self) -> Round | None:
+    def next_round(self, in_play: Collection[int] = ()) -> Round | None:
+        """The next round to play: an unfinished one (not in play) resumed, else a new one
+        (a comparison due, else the triple ``choose_triple`` picks); None: none now."""
         laddered = self._laddered()
         for unfinished in self.contest.rounds(unfinished_only=True):
-            why = self._why_not_playable(unfinished)
+            if unfinished.id in in_play:
+                continue
+            why = self.why_not_playable(unfinished)
             if why is None:
                 return unfinished  # resumed: its missing games
             self.contest.finish_round(unfinished.id, why)  # its stored games are kept
@@ -491,141 +699,63 @@ class Ladder:
         _, new, base = min(due)
         return (new, base)
 
-    def _spec(self, version: Version) -> BotSpec:
-        spec = self._specs.get(version.label)
-        if spec is None:
-            spec = self.registry.load(self.registry.find(version.label))
-            if self.prepare_locally:  # built once per version (the upload's build, cached)
-                spec = BotCache().prepare(spec, self.options)
-            self._specs[version.label] = spec
+    async def prepare(self, label: str) -> BotSpec | None:
+        """The version's bot, prepared once (its upload's build, cached; off the event
+        loop); None, and held out of the ladder, when it cannot be."""
+        spec = self._specs.get(label)
+        if spec is not None:
+            return spec
+        try:
+            version = next(v for v in self.contest.versions() if v.label == label)
+            spec = await asyncio.to_thread(self._load, version)
+        except Exception as error:  # a version that no longer builds or loads
+            self._hold(label, f"its bot cannot be prepared: {error}")
+            return None
+        self._specs[label] = spec
         return spec
 
-    async def _play_round(self, executor: MatchExecutor, round_: Round) -> None:
-        versions = {v.label: v for v in self.contest.versions()}
-        labels = list(round_.entrants) if round_.comparison else sorted(set(round_.entrants))
-        specs: dict[str, BotSpec] = {}
-        for label in labels:
-            try:
-                specs[label] = await asyncio.to_thread(self._spec, versions[label])
-            except Exception as error:  # a version that no longer builds or loads
-                self._hold(label, f"its bot cannot be prepared: {error}")
-                self.contest.finish_round(round_.id, f"{label} cannot be prepared")
-                return
-        if round_.comparison:  # NEW is 0, BASE 1: a comparison's seed group
-            seated_all = list(GROUP_SEATINGS)
-        else:
-            index = {label: labels.index(label) for label in labels}
-            a, b, c = (index[label] for label in round_.entrants)
-            seated_all = seatings((a, b, c))
-        ids = {
-            label: self.results.upsert_entrant(s.name, s.version, list(s.command))
-            for label, s in specs.items()
-        }
-        done = self.results.completed_games(self.run_id)
-        wanted = range(round_.first_game, round_.first_game + round_.games)
-        plays = []
-        for s, seating in enumerate(seated_all):
-            seated = tuple(labels[i] for i in seating)
-            key = f"r{round_.id}-s{s}-" + "-".join(str(i) for i in seating)
-            self.results.ensure_match(
-                self.run_id, key, (ids[seated[0]], ids[seated[1]], ids[seated[2]])
-            )
-            if any((key, i) not in done for i in wanted):
-                plays.append(
-                    self._play_match(
-                        executor, key, (seated[0], seated[1], seated[2]), specs, round_
-                    )
-                )
-        tasks = [asyncio.ensure_future(play) for play in plays]
-        try:
-            await asyncio.gather(*tasks)
-        except asyncio.CancelledError:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        except Exception as trouble:
-            # The arena's trouble (ArenaTrouble, a referee process lost) or anything else
-            # (a full disk): not the bots' result; the round's other tables stop, and it
-            # is tried again with the games it lacks.
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            self._failures[round_.id] += 1
-            if self._failures[round_.id] >= MATCH_ATTEMPTS:
-                self._notice(
-                    f"round {round_.id}: the arena's trouble, tried {MATCH_ATTEMPTS} times; left",
-                    str(trouble),
-                )
-                self.contest.finish_round(round_.id, f"the arena's trouble: {trouble}")
-                for label in labels:
-                    self._left[label] += 1
-                    if self._left[label] >= HELD_AFTER:
-                        self._hold(label, f"{HELD_AFTER} of its rounds in a row failed: {trouble}")
-            else:
-                self._notice(
-                    f"round {round_.id}: the arena's trouble, not counted; played again",
-                    str(trouble),
-                )
-                await asyncio.sleep(REPLAY_PAUSE_S * self._failures[round_.id])
-            return
+    def _load(self, version: Version) -> BotSpec:
+        spec = self.registry.load(self.registry.find(version.label))
+        if self.prepare_locally:  # built once per version (the upload's build, cached)
+            spec = BotCache().prepare(spec, self.options)
+        return spec
+
+    # -- what the runner tells, through the schedule -----------------------------------------
+
+    def game_stored(self, seated: tuple[str, str, str], result: GameResult) -> None:
+        self.state.games_stored += 1
+        self.state.last_game = time.time()
+        self._judge(seated, result)
+        self._refresh_soon()
+
+    def round_played(self, round_: Round, labels: Sequence[str]) -> None:
         for label in labels:
             self._left.pop(label, None)
         self.contest.finish_round(round_.id)
-        self._refreshing_after_round()
+        self._refresh_now()
 
-    def _refreshing_after_round(self) -> None:
-        if self._refreshing is None or self._refreshing.done():
-            self._refreshing = asyncio.ensure_future(self.refresh())
+    def round_cut(self, round_: Round, why: str) -> None:
+        if self.contest.paused and why == "the ladder was paused":
+            self._notice(f"round {round_.id}: cut, the ladder was paused; it resumes later")
+            return  # unfinished: its missing games are played when the ladder resumes
+        self.contest.finish_round(round_.id, why)
+        self._notice(f"round {round_.id}: ended, {why}; its stored games stay")
+
+    def round_given_up(self, round_: Round, labels: Sequence[str], error: Exception) -> None:
+        """The arena could not play the round (after the runner's retries): it is left, and
+        an entrant whose rounds are left ``HELD_AFTER`` times in a row is held out."""
+        self.contest.finish_round(round_.id, f"the arena's trouble: {error}")
+        self._notice(f"round {round_.id}: the arena's trouble, tried again and left", str(error))
+        for label in labels:
+            self._left[label] += 1
+            if self._left[label] >= HELD_AFTER:
+                self._hold(label, f"{HELD_AFTER} of its rounds in a row failed: {error}")
+        self.review()
 
     def _hold(self, label: str, why: str) -> None:
         """Out of the ladder until the server restarts: the arena cannot run it."""
         self.state.held[label] = why
         self._notice(f"{label} is held out of the ladder: the arena cannot run it", why)
-
-    async def _play_match(
-        self,
-        executor: MatchExecutor,
-        key: str,
-        seated: tuple[str, str, str],
-        specs: dict[str, BotSpec],
-        round_: Round,
-    ) -> None:
-        end = round_.first_game + round_.games
-        done = self.results.completed_games(self.run_id)
-        # Seeds before the round's are not this round's: skipped, never played.
-        skip = frozenset(i for i in range(end) if i < round_.first_game or (key, i) in done)
-        plan = MatchPlan(
-            match_id=opaque_match_id(self.key.secret, f"{self.run_id}:{key}"),
-            entrants=(specs[seated[0]], specs[seated[1]], specs[seated[2]]),
-            seeds=[self.key.game(i) for i in range(end)],
-            log_dir=self.log_root / self.run_id / key,
-            settings=self.settings,
-            limits=self.options.limits,
-            sandbox=self.sandbox,
-            workdir_bytes=self.options.workdir_bytes,
-            pass_env=self.options.pass_env,
-            private=(self.db_path.parent, self.log_root),
-        )
-        live = LiveMatch(key, seated, round_.games)
-        self.state.live[key] = live
-
-        def store_game(result: GameResult) -> None:
-            try:
-                self.results.record_game(self.run_id, key, result)
-            except DuplicateGameError:
-                return  # stored already: the first is kept
-            live.done += 1
-            self.state.games_stored += 1
-            self.state.last_game = time.time()
-            self._judge(seated, result)
-            self._refresh_soon()
-
-        try:
-            await executor.play(plan, skip, store_game)
-            self.results.finish_match(self.run_id, key)
-        finally:
-            self.state.live.pop(key, None)
 
     def _judge(self, seated: tuple[str, str, str], result: GameResult) -> None:
         """Count the game's strikes; suspend an entrant that reached ``STRIKES``."""
@@ -665,13 +795,13 @@ class Ladder:
         """What the ladder is doing, in one line, for the watchdog."""
         now = time.time()
         parts = []
-        round_ = self.state.round
-        if round_ is None:
+        if not self.state.rounds:
             parts.append("no round is under way")
         else:
-            parts.append(f"round {round_.id} ({', '.join(round_.entrants)})")
+            for round_ in self.state.rounds.values():
+                parts.append(f"round {round_.id} ({', '.join(round_.entrants)})")
             if not self.state.live:
-                parts.append("its bots are being prepared or launched")
+                parts.append("their bots are being prepared or launched")
             for match in self.state.live.values():
                 parts.append(
                     f"match {match.key} has played {match.done} of {match.games} games "

@@ -265,8 +265,8 @@ def live_page(live: LiveView) -> str:
         for m in live.matches
     ]
     head = (
-        f"<p>Round {live.round.id}: {e(', '.join(live.round.entrants))}.</p>"
-        if live.round
+        "".join(f"<p>Round {r.id}: {e(', '.join(r.entrants))}.</p>" for r in live.rounds)
+        if live.rounds
         else '<p class="muted">No round is being played.</p>'
     )
     rate = f"<p>{live.games_this_session} games stored since the server started.</p>"

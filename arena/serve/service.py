@@ -273,7 +273,8 @@ class RecentGame:
 class LiveView:
     run_id: str
     paused: bool
-    round: RoundRow | None
+    round: RoundRow | None  # the oldest round in play
+    rounds: list[RoundRow]  # every round in play (up to one a table), oldest first
     matches: list[LiveMatchRow]
     games_this_session: int
     building: list[str]
@@ -513,14 +514,13 @@ class ContestService:
 
     def live(self) -> LiveView:
         state = self.ladder.state
-        round_ = state.round
+        rounds = [RoundRow(r.id, list(r.entrants), r.games) for r in state.rounds.values()]
         recent = self.results.games(self.ladder.run_id)[-10:]
         return LiveView(
             run_id=state.run_id,
             paused=self.contest.paused,
-            round=None
-            if round_ is None
-            else RoundRow(round_.id, list(round_.entrants), round_.games),
+            round=rounds[0] if rounds else None,
+            rounds=rounds,
             matches=[
                 LiveMatchRow(m.key, list(m.entrants), m.games, m.done) for m in state.live.values()
             ],

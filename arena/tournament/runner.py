@@ -393,7 +393,7 @@ class TournamentRunner:
         assert self._run_key is not None
         specs = tuple(self.schedule.entrants[i] for i in scheduled.entrants)
         return MatchPlan.of(
-            scheduled.key,
+            scheduled.match_id or scheduled.key,
             (specs[0], specs[1], specs[2]),
             [self._run_key.game(i) for i in range(scheduled.games)],
             self.log_dir / scheduled.key,

@@ -112,6 +112,9 @@ class ScheduledMatch:
     every: int = 1
     offset: int = 0
     rotation: int = 0
+    # The id its bots are told (the Welcome's ``match_id``); None: ``key``. A contest's
+    # ladder tells an opaque one, so that no bot can tell its round or seating.
+    match_id: str | None = None
 
     @property
     def indices(self) -> range:

@@ -66,7 +66,7 @@ def test_every_chosen_text_is_escaped() -> None:
         [EntrantRow(1, EVIL, EVIL, EVIL, 1.0, None, None, True, False, False, 3, 0.5, 0)],
         stalled=EVIL,
     )
-    live = LiveView("run", False, None, [], 0, [EVIL], [], [EVIL], EVIL)
+    live = LiveView("run", False, None, [], [], 0, [EVIL], [], [EVIL], EVIL)
     answer = UploadAnswer(False, EVIL, EVIL, EVIL, [CheckRow(EVIL, False, EVIL)], EVIL)
     rendered = [
         pages.leaderboard_page(board),

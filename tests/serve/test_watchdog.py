@@ -22,7 +22,7 @@ def test_a_quiet_ladder_says_why(tmp_path: Path) -> None:
         watchdog_s=0.3,
     )
     try:
-        ladder.state.round = Round(7, ("a@1", "b@1", "c@1"), 1, 12, False)
+        ladder.state.rounds[7] = Round(7, ("a@1", "b@1", "c@1"), 1, 12, False)
         ladder.state.live["r7-s0-0-1-2"] = LiveMatch(
             "r7-s0-0-1-2", ("a@1", "b@1", "c@1"), 1, 0, time.time() - 400
         )
