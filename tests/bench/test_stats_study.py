@@ -137,7 +137,7 @@ def test_the_study_at_its_smallest_honest_size_passes_and_prints_every_figure() 
     assert _line(out, r"^cells that fall short: (.*)$").group(1) == "none"
     for world in WORLDS:
         _line(out, rf"^world {re.escape(world.name)}: strengths ")
-        rows = re.findall(rf"^rate {re.escape(world.name)} entrant \d .*$", out, re.M)
+        rows = re.findall(rf"^rate {re.escape(world.name)} entrant \d, truth .*$", out, re.M)
         assert len(rows) == world.entrants
         for row in rows:
             seeds = [int(n) for n in re.findall(r"(\d+) seeds [\d.]+", row)]

@@ -227,7 +227,8 @@ def test_run_and_report_fit_80_columns(three_entrant_run: ThreeEntrantRun) -> No
     rating_lines = [
         line
         for line in report.stdout.splitlines()
-        if re.match(r"^\d │ \w+@[0-9a-f]{12} │ +[+-]\d+ │", line)
+        # a rating, or (beyond the rated field) the place that stands for it
+        if re.match(r"^\d │ \w+@[0-9a-f]{12} │ +([+-]\d+|above|below|apart) │", line)
     ]
     assert len(rating_lines) == 3, report.stdout
     for line in rating_lines:  # the figures of a rating line are whole

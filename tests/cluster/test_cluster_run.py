@@ -124,7 +124,7 @@ def test_a_comparison_plays_its_batches_on_the_cluster(
         "--max-games",
         "12",
         "--batch",
-        "3",  # two batches of three swap pairs: the second reconnects to the cluster
+        "3",  # batches of at most three swap pairs, one run on the cluster
         "--seed",
         "3",
         "--db",
@@ -135,7 +135,8 @@ def test_a_comparison_plays_its_batches_on_the_cluster(
     done = arena_run(tmp_path, command)
     assert done.returncode in (0, 3), shown(done) + shared_cluster.logs()  # better, or capped
     # Six pairs cannot reach the bet's bound (log-wealth 2.9 at most): the cap stops it.
-    assert "6 swap pairs, 12 games (12 played now, cap 12)" in done.stdout, shown(done)
+    counted = "6 swap pairs, 12 games counted (12 stored, 12 played now, cap 12)"
+    assert counted in done.stdout, shown(done)
     keys = stored_keys(db)
     assert len(keys) == 12 and set(keys.values()) == {1}
 
