@@ -63,9 +63,10 @@ def test_greedy_is_better_than_lowest_and_the_same_command_reads_it_back(tmp_pat
     # Every pair lies above 1/2, where the ratio is floored: betting decides (sequential.py).
     assert verdict["decided_by"] == "bet", verdict
     assert verdict["bet_better"] >= verdict["bet_bound"] and verdict["llr"] < verdict["upper"]
-    # The confidence sequence over the counted pairs, valid at the stop.
+    # The confidence sequence over the counted pairs, valid at the stop (its top below 1
+    # once enough pairs fell short of a whole win: the deals are secret, so it varies).
     low, high = verdict["interval"]
-    assert low < verdict["estimate"] <= high == 1.0 and not verdict["too_few_seeds"]
+    assert low < verdict["estimate"] <= high <= 1.0 and not verdict["too_few_seeds"]
     assert f"{units} swap pairs, {2 * units} games counted ({games} stored" in first.stdout
     assert "stopped: the bet against 'even' reached its bound" in first.stdout, show(first)
 
