@@ -1,5 +1,5 @@
 """The ladder's statistics, computed in a process of their own: ratings with their
-bootstrap intervals, standings, and each contestant's comparison of their latest two
+intervals, standings, and each contestant's comparison of their latest two
 versions (``arena compare``'s sequential test).
 
 Why a process: the fits run numpy and scipy, whose BLAS starts threads; a thread inside a

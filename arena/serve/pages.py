@@ -125,7 +125,7 @@ def leaderboard_page(board: Leaderboard) -> str:
     summary = (
         f'<p id="summary">Ladder run <code>{e(board.run_id)}</code>: {state}; '
         f"{board.games} games, {board.seeds} game seeds. Ratings on the Elo scale "
-        "(the field's mean at 0) with 95 % seed-bootstrap intervals, from the same code as "
+        "(the rated field's mean at 0) with 95 % intervals over game seeds, from the same code as "
         "<code>arena report</code>.</p>"
     )
     return document("Schmier Arena contest", summary + _stalled(board.stalled) + table)

@@ -217,7 +217,7 @@ def entrant_game_rows(conn: sqlite3.Connection, run_id: str) -> list[stats.Entra
 
     Grouping by team rather than by entrant matters in two-entrant runs, where one entrant
     holds two teams of a game: it then gets two rows, one per team it played. Each row
-    carries its game seed, the game index (R3.1a), for the seed bootstrap.
+    carries its game seed, the game index (R3.1a), for the intervals over seeds.
     """
     rows = conn.execute(
         """
