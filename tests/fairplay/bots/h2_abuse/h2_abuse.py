@@ -25,6 +25,10 @@ from typing import Any
 import hpack
 
 from arena.sdk import Bot, Decision
+
+# The SDK imports it at the first request; by then many_connections may hold every
+# descriptor the seat may open (EMFILE, and the bot crashes before it says what it did).
+from arena.sdk import messages as _messages  # noqa: F401
 from arena.v1 import arena_pb2 as pb
 from arena.wire.protocol import PROTOCOL_VERSION, action_to_answer
 
