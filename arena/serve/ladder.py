@@ -295,10 +295,12 @@ class LadderSchedule:
     runner asks it which match next; it answers the seatings of its rounds and never
     ``DONE``.
 
-    A round's seatings play the same deals, and no deal is live at two tables at once
+    A round's seatings play the same deals (duplicate play, R3.1a), and no deal is live at
+    two tables at once
     (``arena.tournament.leases``), so one round alone keeps one table busy: the schedule
     keeps up to a round per table in play, and hands out at most ``OUT_PER_ROUND`` matches
-    of each at a time (one playing, the next one's bots starting), the oldest round first.
+    of each at a time (one playing, the next one's bots starting), the round with fewest
+    out first (then the oldest).
     A new round is chosen when a table has room for it (``Ladder.next_round``: ratings and
     meetings so far, the rounds in play counted as met); its bots are prepared (built once
     per version) before its first match is handed out, off the event loop.
@@ -342,7 +344,7 @@ class LadderSchedule:
             ladder.state.live[match.key] = LiveMatch(match.key, (a, b, c), len(match.indices))
             return match
         if len(self.rounds) >= self.tables or self._busy_preparing():
-            return Wait(None if self.rounds or self._busy_preparing() else IDLE_WAIT_S)
+            return Wait()  # a round's end, or its bots prepared, wakes the runner
         round_ = ladder.next_round(set(self.rounds))
         if round_ is None:
             if not self.rounds:
@@ -617,11 +619,6 @@ class Ladder:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-
-    @property
-    def rounds_in_play(self) -> list[Round]:
-        schedule = self.schedule
-        return [] if schedule is None else [r.round for r in schedule.rounds.values()]
 
     def note_waiting(self) -> None:
         self.state.last_game = time.time()  # waiting is no stall
