@@ -45,7 +45,7 @@ def message_of(request: Request) -> pb.RefereeMessage:
 
 
 @settings(max_examples=5)
-@given(st.integers(0, 2**32))
+@given(st.integers(0, 2**32 - 1))  # a uint32 seed (the wire's field)
 def test_every_line_of_a_random_game_is_the_protobuf_mappings_to_the_byte(seed: int) -> None:
     for request, action in requests_of(seed):
         if action is None:  # the end of the game, told with no decision
@@ -69,7 +69,9 @@ def test_every_line_of_a_random_game_is_the_protobuf_mappings_to_the_byte(seed: 
         assert jsonlines.answer_line(request.id, action) == line_of(answer)
 
 
-printable = st.text(st.characters(), max_size=30)
+# Any text a string field can hold: every code point but the surrogates, which UTF-8 (and
+# so protobuf) cannot carry and no bot.toml or referee text can contain.
+printable = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
 
 
 @given(printable, printable, st.lists(printable, max_size=3), st.integers(0, 2**32 - 1))
